@@ -1,0 +1,75 @@
+// One step of one node (SPEC section 2, "One step"): given the node's DB, one
+// incoming transport fact and an input DB, compute the stratified model of
+// the program for every choice outcome: the new DB and the messages sent.
+// Re-entrant: all scratch lives in the StepEvaluator, one per worker.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "engine/compile.hpp"
+
+namespace ddsmc::engine {
+
+struct StepInput {
+  model::NodeId node = 0;
+  const std::vector<Word>* db = nullptr;  // the node's DB, normalized, built-ins excluded
+  model::NodeId msg_src = 0;
+  const Word* msg = nullptr;  // the transport fact [pred, args...]
+  const std::vector<Word>* input = nullptr;  // input facts [pred, args...]*, normalized
+};
+
+struct StepResult {
+  std::vector<Word> db;       // the new DB, normalized, built-ins excluded
+  std::vector<Word> sent;     // [dest node, pred, args...]* to arcs of the node, without duplicates
+  std::vector<Word> dropped;  // [dest constant, pred, args...]*: destinations that are not arcs
+};
+
+class StepEvaluator {
+ public:
+  explicit StepEvaluator(const CompiledModel& cm);
+  // Calls `out` once per choice outcome (once when the program has no choice).
+  void evaluate(const StepInput& in, const std::function<void(const StepResult&)>& out);
+
+ private:
+  struct Relation {
+    std::vector<Word> tuples;  // arity words per fact (none for arity 0)
+    uint32_t count = 0;
+  };
+  struct ChoiceGroup {
+    std::vector<std::vector<Word>> heads_per_pick;  // head tuples derived for each picked value
+  };
+
+  void load(const StepInput& in);
+  void run_components(size_t first);
+  void run_transport();
+  void run_fixpoint(const ComponentPlan& comp);
+  void emit();
+  // Calls emit_vars() for every substitution satisfying the plan's body.
+  template <class F>
+  void join(const RulePlan& p, F&& emit_vars);
+  bool match_literal(const LiteralPlan& lp, uint32_t& cursor);
+  bool negation_holds(const LiteralPlan& lp);  // a negated literal: no fact matches
+  bool constraint_holds(const ConstraintPlan& c) const;
+  Word value(const ArgOp& op) const { return op.kind == ArgOp::Kind::Const ? op.value : vars_[op.value]; }
+  bool insert(Relation& r, uint32_t arity, const Word* tuple);
+  void head_tuple(const RulePlan& p, std::vector<Word>& out) const;
+  void derive_transport(const RulePlan& p);
+  // Choice rules: group their substitutions and enumerate every outcome.
+  void collect_choice(const RulePlan& p, std::vector<ChoiceGroup>& groups);
+  template <class Apply, class Next>
+  void for_each_outcome(const std::vector<std::vector<ChoiceGroup>>& per_rule, Apply&& apply, Next&& next);
+
+  const CompiledModel& cm_;
+  const StepInput* in_ = nullptr;
+  std::vector<Relation> state_, prev_, input_;
+  std::vector<Word> vars_;
+  std::vector<uint32_t> cursors_;
+  std::vector<Word> scratch_;
+  std::vector<Word> sent_;  // [dest const, pred, args...]* derived so far
+  std::function<void(const StepResult&)> const* out_ = nullptr;
+  StepResult result_;
+};
+
+}  // namespace ddsmc::engine

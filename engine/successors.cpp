@@ -1,0 +1,106 @@
+#include "engine/successors.hpp"
+
+#include <algorithm>
+
+namespace ddsmc::engine {
+namespace {
+
+// Position of the entry for `fact` in a channel, or where it would go.
+size_t channel_find(const std::vector<Word>& ch, const Word* fact, const hashing::StateLayout& layout, bool* found) {
+  size_t len = layout.fact_words(fact[0]);
+  size_t i = 0;
+  while (i < ch.size()) {
+    size_t elen = layout.fact_words(ch[i]);
+    auto cmp = std::lexicographical_compare_three_way(ch.begin() + i, ch.begin() + i + elen, fact, fact + len);
+    if (cmp == 0) {
+      *found = true;
+      return i;
+    }
+    if (cmp > 0) break;
+    i += elen + 1;
+  }
+  *found = false;
+  return i;
+}
+
+}  // namespace
+
+void channel_add(std::vector<Word>& ch, const Word* fact, const hashing::StateLayout& layout) {
+  bool found = false;
+  size_t i = channel_find(ch, fact, layout, &found);
+  size_t len = layout.fact_words(fact[0]);
+  if (found) {
+    ++ch[i + len];
+    return;
+  }
+  ch.insert(ch.begin() + i, fact, fact + len);
+  ch.insert(ch.begin() + i + len, 1);
+}
+
+void channel_remove(std::vector<Word>& ch, const Word* fact, const hashing::StateLayout& layout) {
+  bool found = false;
+  size_t i = channel_find(ch, fact, layout, &found);
+  if (!found) return;
+  size_t len = layout.fact_words(fact[0]);
+  if (--ch[i + len] == 0) ch.erase(ch.begin() + i, ch.begin() + i + len + 1);
+}
+
+SuccessorGenerator::SuccessorGenerator(const CompiledModel& cm) : cm_(cm), eval_(cm), inputs_(cm) {}
+
+void SuccessorGenerator::successors(const hashing::GlobalState& s, const Sink& sink) {
+  const auto& layout = cm_.layout;
+  const auto& net = cm_.model->network;
+  const auto& inputs = inputs_.inputs_for(hashing::fresh_constants(s, layout));
+  bool any_message = false;
+  std::vector<Word> payload;
+  for (uint32_t a = 0; a < layout.num_arcs; ++a) {
+    const auto& ch = s.channels[a];
+    if (ch.empty()) continue;
+    any_message = true;
+    const model::Arc arc = net.arc(a);
+    for (size_t i = 0; i < ch.size();) {
+      size_t len = layout.fact_words(ch[i]);
+      payload.assign(ch.begin() + i, ch.begin() + i + len);  // ch is not touched below, but keep a copy
+      i += len + 1;
+      for (const auto& input : inputs) {
+        StepInput in{arc.dst, &s.dbs[arc.dst], arc.src, payload.data(), &input};
+        eval_.evaluate(in, [&](const StepResult& r) {
+          succ_ = s;
+          succ_.dbs[arc.dst] = r.db;
+          channel_remove(succ_.channels[a], payload.data(), layout);
+          for (size_t k = 0; k < r.sent.size();) {
+            model::NodeId dest = r.sent[k];
+            size_t flen = layout.fact_words(r.sent[k + 1]);
+            auto out_arc = net.arc_id(arc.dst, dest);
+            channel_add(succ_.channels[*out_arc], r.sent.data() + k + 1, layout);
+            k += 1 + flen;
+          }
+          EdgeLabel label{a, r.db == s.dbs[arc.dst]};
+          StepDetail detail{a, payload.data(), &input, &r};
+          sink(label, succ_, detail);
+        });
+      }
+    }
+  }
+  if (!any_message) sink(EdgeLabel{kIdleArc, true}, s, StepDetail{});
+}
+
+hashing::GlobalState initial_state(const CompiledModel& cm) {
+  const auto& m = *cm.model;
+  hashing::GlobalState s;
+  s.dbs.resize(cm.layout.num_nodes);
+  s.channels.resize(cm.layout.num_arcs);
+  for (model::NodeId n = 0; n < cm.layout.num_nodes; ++n) {
+    for (const auto& f : m.init_facts[n]) {
+      if (f.pred == model::kMyName || f.pred == model::kNeighbor) continue;  // built-ins are implied
+      s.dbs[n].push_back(f.pred);
+      s.dbs[n].insert(s.dbs[n].end(), f.args.begin(), f.args.end());
+    }
+    hashing::normalize_db(s.dbs[n], cm.layout);
+    Word start = model::kStart;
+    channel_add(s.channels[*m.network.arc_id(n, n)], &start, cm.layout);
+  }
+  return s;
+}
+
+}  // namespace ddsmc::engine

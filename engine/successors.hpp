@@ -1,0 +1,55 @@
+// The one successor function every exploration back-end uses (SPEC section
+// 2): all steps of a global state, with their edge labels. Pure and
+// re-entrant: one SuccessorGenerator per worker, no shared mutable state.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "engine/compile.hpp"
+#include "engine/inputs.hpp"
+#include "engine/step.hpp"
+#include "hashing/state.hpp"
+
+namespace ddsmc::engine {
+
+// The arc label of the idle self-loop of a state whose channels are all empty.
+inline constexpr uint32_t kIdleArc = 0xffffffffu;
+
+struct EdgeLabel {
+  uint32_t arc = kIdleArc;
+  bool stable = true;  // the processing node's DB did not change
+  friend bool operator==(const EdgeLabel&, const EdgeLabel&) = default;
+};
+
+// What happened in one step, for traces; valid during the sink call only.
+struct StepDetail {
+  uint32_t arc = kIdleArc;
+  const Word* payload = nullptr;              // [pred, args...]
+  const std::vector<Word>* input = nullptr;   // input facts
+  const StepResult* result = nullptr;         // new DB, messages sent and dropped
+};
+
+class SuccessorGenerator {
+ public:
+  using Sink = std::function<void(const EdgeLabel&, const hashing::GlobalState&, const StepDetail&)>;
+  explicit SuccessorGenerator(const CompiledModel& cm);
+  void successors(const hashing::GlobalState& s, const Sink& sink);
+
+ private:
+  const CompiledModel& cm_;
+  StepEvaluator eval_;
+  InputEnumerator inputs_;
+  hashing::GlobalState succ_;
+};
+
+// The initial global state (SPEC section 2): init facts, `start` on every
+// self-loop, all other channels empty.
+hashing::GlobalState initial_state(const CompiledModel& cm);
+
+// Channel multiset edits on [pred, args..., count] runs, kept sorted.
+void channel_add(std::vector<Word>& channel, const Word* fact, const hashing::StateLayout& layout);
+void channel_remove(std::vector<Word>& channel, const Word* fact, const hashing::StateLayout& layout);
+
+}  // namespace ddsmc::engine

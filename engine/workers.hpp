@@ -1,0 +1,26 @@
+// The TBB worker pool every parallel back-end shares: one place that decides
+// how many threads the process uses (--threads; 0 = all cores).
+#pragma once
+
+#include <cstddef>
+#include <memory>
+
+namespace ddsmc::engine {
+
+class WorkerPool {
+ public:
+  explicit WorkerPool(size_t threads);  // 0: as many as the machine has
+  ~WorkerPool();
+  WorkerPool(const WorkerPool&) = delete;
+  WorkerPool& operator=(const WorkerPool&) = delete;
+  size_t threads() const { return threads_; }
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  size_t threads_;
+};
+
+size_t hardware_threads();
+
+}  // namespace ddsmc::engine

@@ -1,0 +1,31 @@
+// 128-bit fingerprints of canonical state bytes (XXH3-128). Two states are
+// the same class exactly when their canonical bytes are equal; the
+// fingerprint is what the visited set and the rank partitioning key on.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string_view>
+
+namespace ddsmc::hashing {
+
+struct Fingerprint {
+  uint64_t lo = 0;
+  uint64_t hi = 0;
+  friend bool operator==(const Fingerprint&, const Fingerprint&) = default;
+};
+
+Fingerprint fingerprint(const void* data, size_t size);
+inline Fingerprint fingerprint(std::string_view bytes) { return fingerprint(bytes.data(), bytes.size()); }
+
+// Which of `parts` owners (ranks, shards) a fingerprint belongs to.
+inline uint32_t owner_of(const Fingerprint& f, uint32_t parts) {
+  return static_cast<uint32_t>(f.hi % parts);
+}
+
+struct FingerprintHash {
+  size_t operator()(const Fingerprint& f) const noexcept { return static_cast<size_t>(f.lo); }
+};
+
+}  // namespace ddsmc::hashing

@@ -1,0 +1,58 @@
+// Internal to hashing/: the facts of a state that mention fresh constants,
+// and colour refinement of those constants (the 1-dimensional
+// Weisfeiler-Leman test on the state seen as a coloured hypergraph).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "hashing/state.hpp"
+
+namespace ddsmc::hashing::detail {
+
+// The state must use compact fresh ids num_fixed .. num_fixed+k-1, so that
+// fresh constant num_fixed+x is "constant x" (x in [0, k)). Facts without
+// fresh constants are the same under every renaming and are left out.
+struct FactTable {
+  uint32_t num_fixed = 0;
+  uint32_t k = 0;          // number of fresh constants
+  uint32_t max_arity = 0;  // over the facts below
+  // Fact f is words[off[f] .. off[f+1]) = [location, pred, count, args...];
+  // location is the node index, or num_nodes + arc index; count is 1 in DBs.
+  std::vector<Word> words;
+  std::vector<uint32_t> off;
+  // Occurrences of constant x: occ[occ_start[x] .. occ_start[x+1]).
+  struct Occ {
+    uint32_t fact;
+    uint32_t pos;  // argument position, 0-based
+  };
+  std::vector<uint32_t> occ_start;
+  std::vector<Occ> occ;
+
+  uint32_t num_facts() const { return static_cast<uint32_t>(off.size()) - 1; }
+  void build(const GlobalState& s, const StateLayout& layout, uint32_t num_fresh);
+
+ private:
+  std::vector<uint32_t> fill_;
+};
+
+// Colourings are "cell start" colourings: the colour of x is the number of
+// constants in smaller cells, so a cell's colour is its first rank and a
+// discrete colouring is a permutation of 0..k-1. Colours are ordered by
+// isomorphism-invariant signatures only, never by constant ids.
+class Refiner {
+ public:
+  // Refines `col` (a valid colouring) until stable; returns the cell count.
+  uint32_t refine(const FactTable& t, std::vector<uint32_t>& col);
+  // After refine(): each fact's colour, the rank of its descriptor
+  // [location, pred, count, args with fresh constants replaced by colours].
+  const std::vector<uint32_t>& fact_colours() const { return fact_col_; }
+
+ private:
+  std::vector<Word> desc_;  // descriptors, same layout as FactTable::words
+  std::vector<uint32_t> forder_, fact_col_;
+  std::vector<uint64_t> sig_;  // per occurrence (fact colour, position), sorted per constant
+  std::vector<uint32_t> xorder_, next_;
+};
+
+}  // namespace ddsmc::hashing::detail

@@ -1,0 +1,63 @@
+// A global state as plain data (SPEC section 2): every node's DB and every
+// arc's channel. Built-in facts (my_name, neighbor) never change, so they are
+// not stored. Constants are integer ids: ids below `num_fixed` are fixed
+// (node names, program and init constants), the others are fresh data and
+// may be renamed (SPEC section 3).
+//
+// This header knows nothing of D2C: it needs only each predicate's arity.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ddsmc::hashing {
+
+using Word = uint32_t;
+
+struct StateLayout {
+  std::vector<uint32_t> arity;  // indexed by predicate id
+  uint32_t num_nodes = 0;
+  uint32_t num_arcs = 0;
+  uint32_t num_fixed = 0;  // constant ids >= num_fixed are fresh (renamable)
+  uint32_t fact_words(Word pred) const { return 1 + arity[pred]; }
+};
+
+// A fact is the run of words [pred, arg_1, ..., arg_arity]. Facts compare
+// lexicographically as word runs.
+struct GlobalState {
+  // Per node: its facts concatenated, sorted, without duplicates.
+  std::vector<std::vector<Word>> dbs;
+  // Per arc: [pred, args..., count] runs sorted by fact, every count >= 1.
+  std::vector<std::vector<Word>> channels;
+  friend bool operator==(const GlobalState&, const GlobalState&) = default;
+};
+
+// One encoder and one decoder for everything that stores, hashes or sends a
+// state: LEB128 varints of the words above, nodes first, then arcs, each
+// prefixed by its fact (or entry) count.
+void encode(const GlobalState& s, const StateLayout& layout, std::string& out);
+std::string encode(const GlobalState& s, const StateLayout& layout);
+// Decodes bytes produced by encode(); returns false on malformed input
+// (truncated, trailing bytes, overlong varints, predicate ids out of range,
+// unsorted or duplicate facts, zero counts). Accepted bytes are exactly
+// encode(out).
+bool decode(std::string_view bytes, const StateLayout& layout, GlobalState& out);
+
+// Sorts and deduplicates a DB / sorts and merges a channel given in any order
+// (helpers for whoever builds states and for renaming).
+void normalize_db(std::vector<Word>& db, const StateLayout& layout);
+void normalize_channel(std::vector<Word>& channel, const StateLayout& layout);
+
+// The distinct fresh constants of a state, ascending.
+std::vector<Word> fresh_constants(const GlobalState& s, const StateLayout& layout);
+
+// Applies a renaming of fresh constants (map[c - num_fixed] is the new id of
+// fresh constant c; fixed constants, and fresh ids beyond the map, are
+// untouched) and re-normalizes.
+GlobalState rename(const GlobalState& s, const StateLayout& layout, const std::vector<Word>& map);
+// The same into `out` (which must not be `s`), reusing its buffers.
+void rename(const GlobalState& s, const StateLayout& layout, const std::vector<Word>& map, GlobalState& out);
+
+}  // namespace ddsmc::hashing
