@@ -21,6 +21,20 @@ struct ModelOptions {
   model::Overrides overrides;
 };
 
+struct CheckOptions {
+  ModelOptions model;
+  std::string property = "all";
+  std::string fairness = "channel";
+  std::string on_bound = "stop";
+  size_t threads = 0;
+  uint64_t max_states = 0;
+  std::optional<std::string> json_path;   // "-" for stdout
+  std::optional<std::string> trace_path;  // all traces as JSON
+  size_t trace_steps = 20;                // steps shown per trace on stdout (0: all)
+  bool show_witnesses = false;            // print witness runs too, not only counterexamples
+};
+
 int run_lint(const ModelOptions& opts);
+int run_check(const CheckOptions& opts);
 
 }  // namespace ddsmc::app

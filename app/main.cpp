@@ -33,6 +33,22 @@ int main(int argc, char** argv) {
   CLI::App* lint = app.add_subcommand("lint", "static checks only: parse, resolve, print a summary");
   add_model_options(*lint, lint_opts, true);
 
+  ddsmc::app::CheckOptions check_opts;
+  CLI::App* check = app.add_subcommand("check", "explore the state space and decide the convergence properties");
+  add_model_options(*check, check_opts.model, true);
+  check->add_option("--property", check_opts.property, "all, sometimes-total, sometimes-partial, always-total or always-partial")
+      ->check(CLI::IsMember({"all", "sometimes-total", "sometimes-partial", "always-total", "always-partial"}));
+  check->add_option("--fairness", check_opts.fairness, "channel (reliable channels are served) or none")
+      ->check(CLI::IsMember({"channel", "none"}));
+  check->add_option("--on-bound", check_opts.on_bound, "stop at a state beyond the bounds, or prune such states")
+      ->check(CLI::IsMember({"stop", "prune"}));
+  check->add_option("--threads", check_opts.threads, "worker threads (0: all cores)");
+  check->add_option("--max-states", check_opts.max_states, "stop after this many states (0: no limit)");
+  check->add_option("--json", check_opts.json_path, "write the report as JSON to FILE (- for stdout)");
+  check->add_option("--trace", check_opts.trace_path, "write every trace, in full, as JSON to FILE");
+  check->add_option("--trace-steps", check_opts.trace_steps, "steps of each trace shown on stdout (0: all)");
+  check->add_flag("--show-witnesses", check_opts.show_witnesses, "print witness runs, not only counterexamples");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -40,6 +56,15 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : ddsmc::app::kExitUsage;
   }
 
-  if (lint->parsed()) return ddsmc::app::run_lint(lint_opts);
+  try {
+    if (lint->parsed()) return ddsmc::app::run_lint(lint_opts);
+    if (check->parsed()) return ddsmc::app::run_check(check_opts);
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "ddsmc: out of memory; the check is incomplete\n");
+    return ddsmc::app::kExitIncomplete;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ddsmc: internal error: %s\n", e.what());
+    return ddsmc::app::kExitIncomplete;
+  }
   return ddsmc::app::kExitUsage;
 }

@@ -152,20 +152,22 @@ class Resolver {
     }
   }
 
-  // The closest declared name within edit distance 2, or "" when none. The
-  // work is capped so that a file full of undeclared names stays fast.
+  // The closest declared name within a small edit distance (none for names
+  // of 1-2 characters, 1 up to 5, else 2), or "" when none. The work is
+  // capped so that a file full of undeclared names stays fast.
   std::string suggestion(const std::string& name) {
     auto cached = suggestion_cache_.find(name);
     if (cached != suggestion_cache_.end()) return cached->second;
     std::string best;
-    size_t best_distance = 3;
-    if (name.size() <= 64) {
+    const size_t max_distance = name.size() <= 2 ? 0 : name.size() <= 5 ? 1 : 2;
+    size_t best_distance = max_distance + 1;
+    if (name.size() <= 64 && max_distance > 0) {
       for (const Predicate& p : m_.preds) {
         if (suggestion_budget_ <= 0) break;
         size_t diff = p.name.size() > name.size() ? p.name.size() - name.size() : name.size() - p.name.size();
-        if (diff > 2) continue;
+        if (diff > max_distance) continue;
         suggestion_budget_ -= static_cast<int64_t>((name.size() + 1) * (p.name.size() + 1));
-        size_t d = edit_distance(name, p.name, 2);
+        size_t d = edit_distance(name, p.name, max_distance);
         if (d < best_distance) {
           best_distance = d;
           best = p.name;
@@ -301,7 +303,12 @@ class Resolver {
     const bool is_fact = r.body.empty();
     auto where = [&] { return rule_where(i); };  // built only for a message
 
-    var_ids_.clear();
+    // clear() costs the bucket count: after a rule with very many variables,
+    // start afresh so that the rules after it stay cheap.
+    if (var_ids_.bucket_count() > 1024)
+      std::unordered_map<std::string, VarId>().swap(var_ids_);
+    else
+      var_ids_.clear();
     std::vector<Occurrence>& must_bind = must_bind_;  // in source order
     must_bind.clear();
     auto new_var = [&](const std::string& name, bool anon) {
@@ -902,7 +909,7 @@ class Resolver {
   std::vector<uint32_t> bfs_stamp_;
   std::vector<std::pair<PredId, bool>> bfs_parent_;
   uint32_t stamp_ = 0;
-  int64_t path_budget_ = 50'000'000;  // edges looked at by all path searches together
+  int64_t path_budget_ = 10'000'000;  // edges looked at by all path searches together
 };
 
 }  // namespace

@@ -226,6 +226,13 @@ TEST(CliBadInput, DirectoryAsModel) {
   EXPECT_NE(r.err.find("directory"), std::string::npos) << describe(r);
 }
 
+TEST(CliBadInput, EndlessDeviceAsModel) {
+  // Reading stops at the size limit instead of exhausting memory.
+  CliResult r = lint("/dev/zero");
+  expect_clean_error(r);
+  EXPECT_NE(r.err.find("limit"), std::string::npos) << describe(r);
+}
+
 TEST(CliBadInput, DeeplyNestedParentheses) {
   std::string path = temp_file(std::string(100000, '('));
   CliResult r = lint(path);
@@ -411,6 +418,14 @@ TEST(CliOptions, NetworkFileIsADirectoryOrDisconnected) {
   expect_clean_error(lint(temp_file(kValidModel), {"--network", temp_dir()}));
   std::string net = temp_file("a b\nc d\n", ".net");
   expect_clean_error(lint(temp_file(kValidModel), {"--network", net}));
+}
+
+TEST(CliOptions, NetworkFileOfBinaryGarbage) {
+  std::mt19937 rng(99);
+  std::string bytes(64 * 1024, '\0');
+  for (auto& b : bytes) b = static_cast<char>(rng() & 0xff);
+  CliResult r = lint(temp_file(kValidModel), {"--network", temp_file(bytes, ".net")});
+  expect_clean_error(r);
 }
 
 TEST(CliOptions, NetworkNotMatchingInitNode) {

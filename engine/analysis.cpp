@@ -1,0 +1,327 @@
+#include "engine/analysis.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <functional>
+
+#include "engine/successors.hpp"  // kIdleArc
+
+namespace ddsmc::engine {
+namespace {
+
+// A subgraph of the state graph: the states it keeps and the edges between
+// them it keeps.
+struct Subgraph {
+  std::function<bool(StateId)> keep_state;
+  bool stable_edges_only = false;
+  bool keeps(const Edge& e) const { return (!stable_edges_only || e.stable) && keep_state(e.target); }
+};
+
+// Iterative Tarjan from the given roots, restricted to the subgraph. Calls
+// on_scc(members) for every SCC found; stops early when on_scc returns true.
+class SccFinder {
+ public:
+  SccFinder(const StateGraph& g, const Subgraph& sub) : g_(g), sub_(sub), index_(g.num_states(), kUnvisited),
+                                                         low_(g.num_states(), 0), on_stack_(g.num_states(), false) {}
+
+  template <class OnScc>
+  bool run_from(StateId root, OnScc&& on_scc) {
+    if (index_[root] != kUnvisited || !sub_.keep_state(root)) return false;
+    struct Frame {
+      StateId v;
+      size_t next_edge;
+    };
+    std::vector<Frame> call;
+    visit(root);
+    call.push_back({root, 0});
+    while (!call.empty()) {
+      Frame& f = call.back();
+      auto edges = g_.edges(f.v);
+      if (f.next_edge < edges.size()) {
+        const Edge& e = edges[f.next_edge++];
+        if (!sub_.keeps(e)) continue;
+        StateId w = e.target;
+        if (index_[w] == kUnvisited) {
+          visit(w);
+          call.push_back({w, 0});
+        } else if (on_stack_[w]) {
+          low_[f.v] = std::min(low_[f.v], index_[w]);
+        }
+        continue;
+      }
+      StateId v = f.v;
+      call.pop_back();
+      if (!call.empty()) low_[call.back().v] = std::min(low_[call.back().v], low_[v]);
+      if (low_[v] == index_[v]) {
+        std::vector<StateId> members;
+        StateId w;
+        do {
+          w = stack_.back();
+          stack_.pop_back();
+          on_stack_[w] = false;
+          members.push_back(w);
+        } while (w != v);
+        if (on_scc(members)) return true;
+      }
+    }
+    return false;
+  }
+
+ private:
+  static constexpr uint32_t kUnvisited = 0xffffffffu;
+  void visit(StateId v) {
+    index_[v] = low_[v] = counter_++;
+    stack_.push_back(v);
+    on_stack_[v] = true;
+  }
+  const StateGraph& g_;
+  const Subgraph& sub_;
+  std::vector<uint32_t> index_, low_;
+  std::vector<bool> on_stack_;
+  std::vector<StateId> stack_;
+  uint32_t counter_ = 0;
+};
+
+// What a fair cycle through an SCC has to visit: for every arc, a state with
+// that channel empty or an edge serving it; maybe one non-stable edge.
+struct CycleTargets {
+  std::vector<StateId> states;
+  std::vector<std::pair<StateId, Edge>> edges;
+};
+
+// Checks the SCC and returns the targets a witness cycle must visit, or
+// nullopt when the SCC does not qualify.
+std::optional<CycleTargets> qualify(const StateGraph& g, const Subgraph& sub, const std::vector<StateId>& members,
+                                    std::vector<char>& in_scc, Fairness fairness, bool need_unstable) {
+  for (StateId s : members) in_scc[s] = 1;
+  CycleTargets t;
+  bool has_edge = false, has_unstable = false;
+  std::vector<char> arc_done(g.num_arcs(), 0);
+  size_t arcs_left = fairness == Fairness::Channel ? g.num_arcs() : 0;
+  for (StateId s : members) {
+    for (const Edge& e : g.edges(s)) {
+      if (!in_scc[e.target] || !sub.keeps(e)) continue;
+      if (!has_edge) {
+        has_edge = true;
+        t.edges.emplace_back(s, e);
+      }
+      if (need_unstable && !has_unstable && !e.stable) {
+        has_unstable = true;
+        t.edges.emplace_back(s, e);
+      }
+      if (arcs_left && e.arc != kIdleArc && !arc_done[e.arc]) {
+        arc_done[e.arc] = 1;
+        --arcs_left;
+        t.edges.emplace_back(s, e);
+      }
+    }
+    if (arcs_left) {
+      bool useful = false;
+      for (uint32_t a = 0; a < g.num_arcs(); ++a)
+        if (!arc_done[a] && g.channel_empty(s, a)) {
+          arc_done[a] = 1;
+          --arcs_left;
+          useful = true;
+        }
+      if (useful) t.states.push_back(s);
+    }
+  }
+  for (StateId s : members) in_scc[s] = 0;
+  if (!has_edge || (need_unstable && !has_unstable) || arcs_left) return std::nullopt;
+  return t;
+}
+
+// Shortest path by BFS from `from` to a state satisfying `goal` (or, with an
+// edge goal, ending with that edge), moving only along allowed edges.
+// Returns the path as (states, edges); states[0] == from.
+struct Path {
+  std::vector<StateId> states;
+  std::vector<Edge> edges;
+};
+
+template <class Allowed, class Goal>
+std::optional<Path> bfs_path(const StateGraph& g, StateId from, Allowed&& allowed, Goal&& goal) {
+  std::vector<StateId> parent(g.num_states(), kNoState);
+  std::vector<char> seen(g.num_states(), 0);
+  std::vector<Edge> parent_edge(g.num_states());
+  seen[from] = 1;
+  std::deque<StateId> q{from};
+  auto build = [&](StateId end) {
+    Path p;
+    for (StateId s = end; s != from; s = parent[s]) {
+      p.states.push_back(s);
+      p.edges.push_back(parent_edge[s]);
+    }
+    p.states.push_back(from);
+    std::reverse(p.states.begin(), p.states.end());
+    std::reverse(p.edges.begin(), p.edges.end());
+    return p;
+  };
+  if (goal(from)) return build(from);
+  while (!q.empty()) {
+    StateId v = q.front();
+    q.pop_front();
+    for (const Edge& e : g.edges(v)) {
+      if (seen[e.target] || !allowed(v, e)) continue;
+      seen[e.target] = 1;
+      parent[e.target] = v;
+      parent_edge[e.target] = e;
+      if (goal(e.target)) return build(e.target);
+      q.push_back(e.target);
+    }
+  }
+  return std::nullopt;
+}
+
+void append(Path& a, const Path& b) {
+  // b starts where a ends.
+  a.states.insert(a.states.end(), b.states.begin() + 1, b.states.end());
+  a.edges.insert(a.edges.end(), b.edges.begin(), b.edges.end());
+}
+
+// A lasso: the stem from the initial state to the SCC, then a cycle through
+// every target, back to where it entered.
+Lasso build_lasso(const StateGraph& g, const Subgraph& sub, const std::vector<StateId>& members,
+                  const CycleTargets& targets, bool stem_inside_subgraph) {
+  std::vector<char> in_scc(g.num_states(), 0);
+  for (StateId s : members) in_scc[s] = 1;
+  auto stem_allowed = [&](StateId, const Edge& e) {
+    return !stem_inside_subgraph || sub.keep_state(e.target);
+  };
+  Path stem = *bfs_path(g, 0, stem_allowed, [&](StateId s) { return in_scc[s] != 0; });
+  StateId entry = stem.states.back();
+  auto inside = [&](StateId, const Edge& e) { return in_scc[e.target] && sub.keeps(e); };
+
+  Path cycle{{entry}, {}};
+  auto go_to_state = [&](StateId target) {
+    append(cycle, *bfs_path(g, cycle.states.back(), inside, [&](StateId s) { return s == target; }));
+  };
+  for (StateId s : targets.states) go_to_state(s);
+  for (const auto& [src, e] : targets.edges) {
+    go_to_state(src);
+    cycle.states.push_back(e.target);
+    cycle.edges.push_back(e);
+  }
+  // Close the cycle: back to the entry (with at least one edge in the cycle).
+  StateId last = cycle.states.back();
+  if (cycle.edges.empty() || last != entry) {
+    if (last == entry) {
+      // No target forced an edge: take any internal edge out of the entry.
+      for (const Edge& e : g.edges(entry))
+        if (inside(entry, e)) {
+          cycle.states.push_back(e.target);
+          cycle.edges.push_back(e);
+          break;
+        }
+    }
+    if (cycle.states.back() != entry) {
+      auto back = bfs_path(g, cycle.states.back(), inside, [&](StateId s) { return s == entry; });
+      // bfs_path with goal(from) true returns an empty path; entry != back here.
+      append(cycle, *back);
+    }
+  }
+  Lasso l;
+  l.states = stem.states;
+  l.edges = stem.edges;
+  l.loop_start = l.states.size() - 1;
+  // cycle.states = entry, ..., entry: keep all but the closing repeat.
+  l.states.insert(l.states.end(), cycle.states.begin() + 1, cycle.states.end() - 1);
+  l.edges.insert(l.edges.end(), cycle.edges.begin(), cycle.edges.end());
+  return l;
+}
+
+// Searches the subgraph for a qualifying SCC and builds its lasso.
+std::optional<Lasso> search(const StateGraph& g, const Subgraph& sub, bool roots_everywhere, Fairness f,
+                            bool need_unstable) {
+  SccFinder finder(g, sub);
+  std::vector<char> in_scc(g.num_states(), 0);
+  std::optional<Lasso> found;
+  auto on_scc = [&](const std::vector<StateId>& members) {
+    auto targets = qualify(g, sub, members, in_scc, f, need_unstable);
+    if (!targets) return false;
+    found = build_lasso(g, sub, members, *targets, !roots_everywhere);
+    return true;
+  };
+  if (roots_everywhere) {
+    for (StateId s = 0; s < g.num_states() && !found; ++s) finder.run_from(s, on_scc);
+  } else if (g.num_states() > 0) {
+    finder.run_from(0, on_scc);
+  }
+  return found;
+}
+
+}  // namespace
+
+const char* property_name(Property p) {
+  switch (p) {
+    case Property::SometimesTotal: return "sometimes-total";
+    case Property::SometimesPartial: return "sometimes-partial";
+    case Property::AlwaysTotal: return "always-total";
+    case Property::AlwaysPartial: return "always-partial";
+  }
+  return "?";
+}
+
+const char* property_json_key(Property p) {
+  switch (p) {
+    case Property::SometimesTotal: return "sometimes_total";
+    case Property::SometimesPartial: return "sometimes_partial";
+    case Property::AlwaysTotal: return "always_total";
+    case Property::AlwaysPartial: return "always_partial";
+  }
+  return "?";
+}
+
+Verdict analyze(const StateGraph& g, Property p, Fairness f, bool complete) {
+  Verdict v;
+  v.property = p;
+  switch (p) {
+    case Property::SometimesTotal:
+    case Property::SometimesPartial: {
+      // A converged suffix: stable edges only, between states meeting the
+      // fault condition; every explored state is reachable.
+      Subgraph sub;
+      sub.stable_edges_only = true;
+      if (p == Property::SometimesTotal)
+        sub.keep_state = [&](StateId s) { return !g.any_faulty(s); };
+      else
+        sub.keep_state = [&](StateId s) { return !g.all_faulty(s); };
+      v.lasso = search(g, sub, true, f, false);
+      if (v.lasso) v.holds = true;
+      else if (complete) v.holds = false;
+      break;
+    }
+    case Property::AlwaysTotal: {
+      Subgraph sub;
+      sub.keep_state = [&](StateId s) { return !g.any_faulty(s); };
+      v.lasso = search(g, sub, false, f, true);
+      if (v.lasso) v.holds = false;
+      else if (complete) v.holds = true;
+      break;
+    }
+    case Property::AlwaysPartial: {
+      // Nodes that are never faulty anywhere give the same subgraph: check it once.
+      std::vector<char> ever_faulty(g.num_nodes(), 0);
+      for (StateId s = 0; s < g.num_states(); ++s)
+        for (uint32_t n = 0; n < g.num_nodes(); ++n)
+          if (g.faulty(s, n)) ever_faulty[n] = 1;
+      bool checked_clean = false;
+      for (uint32_t n = 0; n < g.num_nodes() && !v.lasso; ++n) {
+        if (!ever_faulty[n]) {
+          if (checked_clean) continue;
+          checked_clean = true;
+        }
+        Subgraph sub;
+        sub.keep_state = [&g, n](StateId s) { return !g.faulty(s, n); };
+        v.lasso = search(g, sub, false, f, true);
+        if (v.lasso) v.node = n;
+      }
+      if (v.lasso) v.holds = false;
+      else if (complete) v.holds = true;
+      break;
+    }
+  }
+  return v;
+}
+
+}  // namespace ddsmc::engine

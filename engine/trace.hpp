@@ -1,0 +1,70 @@
+// Concrete runs. The explored graph holds states up to renaming; a path in
+// it lifts to a real execution of the model with the same labels (SPEC
+// section 3). lift() re-executes the model from the concrete initial state,
+// at each step picking a successor in the class of the next state, and gives
+// every fresh constant a name of its own for the whole run.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "engine/compile.hpp"
+#include "engine/state_graph.hpp"
+#include "engine/successors.hpp"
+
+namespace ddsmc::engine {
+
+struct ConcreteStep {
+  uint32_t arc = kIdleArc;
+  model::NodeId node = 0;            // the processing node (arc destination)
+  model::NodeId from = 0;            // the arc source
+  std::vector<Word> payload;         // [pred, args...]; empty for the idle step
+  std::vector<Word> input;           // input facts
+  std::vector<Word> added, removed;  // facts of the node's DB
+  std::vector<Word> sent;            // [dest node, pred, args...]*
+  std::vector<Word> dropped;         // [dest constant, pred, args...]*
+  bool stable = true;
+};
+
+struct ConcreteRun {
+  std::vector<hashing::GlobalState> states;  // states[i] is before steps[i]; one more state than steps
+  std::vector<ConcreteStep> steps;
+  std::optional<size_t> loop_start;  // lasso: the last step returns to (a renaming of) states[loop_start]
+};
+
+// One hop of a quotient path: the edge label to follow (nullopt: any label)
+// and the class of the state it must reach.
+struct Hop {
+  std::optional<Edge> edge;
+  StateId target = 0;
+};
+
+// Builds a concrete run step by step from the successors chosen, giving
+// every fresh constant a run-unique id (printed #1, #2, ...).
+class RunBuilder {
+ public:
+  explicit RunBuilder(const CompiledModel& cm);
+  void append(const EdgeLabel& label, const hashing::GlobalState& succ, const StepDetail& d);
+  const ConcreteRun& run() const { return run_; }
+  ConcreteRun take() { return std::move(run_); }
+
+ private:
+  const CompiledModel& cm_;
+  Word next_fresh_;
+  ConcreteRun run_;
+};
+
+// Lifts the path from the initial state; nullopt if some hop has no concrete
+// counterpart (which would be an engine bug).
+std::optional<ConcreteRun> lift(const CompiledModel& cm, const StateGraph& g, const std::vector<Hop>& hops);
+
+// The hops of a lasso (the last one closes the loop) and of the BFS-tree
+// path to a state.
+std::vector<Hop> lasso_hops(const std::vector<StateId>& states, const std::vector<Edge>& edges, size_t loop_start);
+std::vector<Hop> parent_path_hops(const StateGraph& g, StateId target);
+
+// Fills the DB diff and message lists of a step from the states around it.
+ConcreteStep make_step(const CompiledModel& cm, const hashing::GlobalState& before,
+                       const hashing::GlobalState& after, const StepDetail& d);
+
+}  // namespace ddsmc::engine
