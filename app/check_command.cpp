@@ -80,6 +80,7 @@ int run_check(const CheckOptions& opts) {
   json report;
   report["model"] = opts.model.path;
   report["network"] = m->network.description();
+  report["network_spec"] = opts.model.overrides.network_spec ? json(*opts.model.overrides.network_spec) : json(nullptr);
   report["states"] = g.num_states();
   report["transitions"] = g.num_edges();
   report["complete"] = res.complete;
@@ -172,7 +173,9 @@ int run_check(const CheckOptions& opts) {
     return kExitUsage;
   }
   if (opts.trace_path) {
-    json tj = {{"model", opts.model.path}, {"network", m->network.description()}, {"traces", traces}};
+    json tj = {{"model", opts.model.path}, {"network", m->network.description()},
+                         {"network_spec", opts.model.overrides.network_spec ? nlohmann::json(*opts.model.overrides.network_spec) : nlohmann::json(nullptr)},
+                         {"traces", traces}};
     if (!write_json_file(*opts.trace_path, tj)) {
       std::fprintf(stderr, "ddsmc: cannot write %s\n", opts.trace_path->c_str());
       return kExitUsage;

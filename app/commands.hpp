@@ -34,7 +34,21 @@ struct CheckOptions {
   bool show_witnesses = false;            // print witness runs too, not only counterexamples
 };
 
+struct ReplayOptions {
+  ModelOptions model;
+  std::string trace_path;
+};
+
+struct SimulateOptions {
+  ModelOptions model;
+  uint64_t steps = 100;
+  uint64_t seed = 1;
+  std::optional<std::string> trace_path;
+};
+
 int run_lint(const ModelOptions& opts);
+int run_replay(const ReplayOptions& opts);
+int run_simulate(const SimulateOptions& opts);
 int run_check(const CheckOptions& opts);
 
 }  // namespace ddsmc::app

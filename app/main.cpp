@@ -49,6 +49,18 @@ int main(int argc, char** argv) {
   check->add_option("--trace-steps", check_opts.trace_steps, "steps of each trace shown on stdout (0: all)");
   check->add_flag("--show-witnesses", check_opts.show_witnesses, "print witness runs, not only counterexamples");
 
+  ddsmc::app::SimulateOptions sim_opts;
+  CLI::App* simulate = app.add_subcommand("simulate", "print one random run");
+  add_model_options(*simulate, sim_opts.model, true);
+  simulate->add_option("--steps", sim_opts.steps, "at most N steps (default 100)");
+  simulate->add_option("--seed", sim_opts.seed, "random seed (default 1)");
+  simulate->add_option("--trace", sim_opts.trace_path, "also write the run as JSON to FILE (replayable)");
+
+  ddsmc::app::ReplayOptions replay_opts;
+  CLI::App* replay = app.add_subcommand("replay", "re-execute a saved trace step by step and check it");
+  add_model_options(*replay, replay_opts.model, true);
+  replay->add_option("TRACE", replay_opts.trace_path, "a trace file (--trace or --json output of check)")->required();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -59,6 +71,8 @@ int main(int argc, char** argv) {
   try {
     if (lint->parsed()) return ddsmc::app::run_lint(lint_opts);
     if (check->parsed()) return ddsmc::app::run_check(check_opts);
+    if (simulate->parsed()) return ddsmc::app::run_simulate(sim_opts);
+    if (replay->parsed()) return ddsmc::app::run_replay(replay_opts);
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "ddsmc: out of memory; the check is incomplete\n");
     return ddsmc::app::kExitIncomplete;

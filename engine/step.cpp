@@ -294,6 +294,8 @@ void StepEvaluator::derive_transport(const RulePlan& p) {
 }
 
 void StepEvaluator::run_transport() {
+  // Messages depend on this outcome's state only: start from none.
+  sent_.clear();
   std::vector<uint32_t> choice_rules;
   for (uint32_t ri : cm_.transport_rules) {
     if (cm_.rules[ri].has_choice)

@@ -37,8 +37,18 @@ struct NautyBackend::Impl {
   std::vector<int> d, e, lab, ptn, orbits;
   std::vector<std::pair<uint32_t, uint32_t>> slots;  // (position, constant) of one fact
   sparsegraph canon;
+  bool used = false;
   Impl() { SG_INIT(canon); }
-  ~Impl() { SG_FREE(canon); }
+  ~Impl() {
+    SG_FREE(canon);
+    // nauty keeps thread-local work areas; free them (it reallocates on
+    // demand) so that worker threads do not leak them at exit.
+    if (used) {
+      nauty_freedyn();
+      nautil_freedyn();
+      nausparse_freedyn();
+    }
+  }
 };
 
 NautyBackend::NautyBackend() : impl_(std::make_unique<Impl>()) {}
@@ -111,6 +121,7 @@ void NautyBackend::order(const FactTable& t, const std::vector<uint32_t>& col, c
   options.getcanon = TRUE;
   options.defaultptn = FALSE;
   statsblk stats;
+  m.used = true;
   sparsenauty(&g, m.lab.data(), m.ptn.data(), m.orbits.data(), &options, &stats, &m.canon);
 
   // lab[i] is the vertex placed at canonical position i.

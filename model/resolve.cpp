@@ -288,7 +288,7 @@ class Resolver {
       diag_.error(block.loc, fmt::format("bad network declaration: {}", err));
       return std::nullopt;
     }
-    if (net->description().empty()) net->set_description(prog_.file.empty() ? "network block" : prog_.file);
+    if (net->description().empty()) net->set_description("block");
     return net;
   }
 

@@ -1,0 +1,137 @@
+// Every bundled example: its expected verdicts (the `% expect` lines in the
+// file) under both fairness modes, its hand-derived counts (`% hand-count`),
+// and every trace the checker produces for it replays.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+
+#include "engine/analysis.hpp"
+#include "engine/explore.hpp"
+#include "engine/replay.hpp"
+#include "engine/trace.hpp"
+#include "model/load.hpp"
+#include "tests/test_support.hpp"
+
+using namespace ddsmc;
+
+namespace {
+
+struct Expectations {
+  std::map<std::string, std::map<std::string, bool>> verdicts;  // fairness -> property -> holds
+  struct Count {
+    std::string network;
+    uint64_t states, transitions;
+  };
+  std::vector<Count> counts;
+};
+
+Expectations read_expectations(const std::string& path) {
+  Expectations e;
+  std::ifstream in(path);
+  std::string line;
+  std::regex expect_re(R"(^% expect fairness=(\w+):(.*)$)");
+  std::regex pair_re(R"(([a-z-]+)=(true|false))");
+  std::regex count_re(R"(^% hand-count network=(\S+) states=(\d+) transitions=(\d+))");
+  std::smatch m;
+  while (std::getline(in, line)) {
+    if (std::regex_match(line, m, expect_re)) {
+      std::string rest = m[2];
+      auto& v = e.verdicts[m[1]];
+      for (std::sregex_iterator it(rest.begin(), rest.end(), pair_re), end; it != end; ++it)
+        v[(*it)[1]] = (*it)[2] == "true";
+    } else if (std::regex_search(line, m, count_re)) {
+      e.counts.push_back({m[1], std::stoull(m[2]), std::stoull(m[3])});
+    }
+  }
+  return e;
+}
+
+std::vector<std::string> example_files() {
+  std::vector<std::string> out;
+  for (const auto& entry : std::filesystem::directory_iterator(test::source_path("examples")))
+    if (entry.path().extension() == ".d2c") out.push_back(entry.path().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::optional<model::Model> load(const std::string& path, std::optional<std::string> network = std::nullopt) {
+  model::Diagnostics diag;
+  model::Overrides ov;
+  ov.network_spec = std::move(network);
+  auto m = model::load_model(path, ov, diag);
+  EXPECT_TRUE(m.has_value()) << diag.format_all();
+  return m;
+}
+
+std::vector<engine::ReplayStep> to_replay(const engine::ConcreteRun& run) {
+  std::vector<engine::ReplayStep> out;
+  for (const auto& st : run.steps) {
+    engine::ReplayStep r;
+    r.idle = st.arc == engine::kIdleArc;
+    r.arc = st.arc;
+    r.payload = st.payload;
+    r.input = st.input;
+    r.added = st.added;
+    r.removed = st.removed;
+    r.sent = st.sent;
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+class Example : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Example, VerdictsAndReplayableTraces) {
+  const std::string path = GetParam();
+  Expectations e = read_expectations(path);
+  ASSERT_EQ(e.verdicts.size(), 2u) << path << " must state its expected verdicts for fairness=channel and none";
+  auto m = load(path);
+  ASSERT_TRUE(m);
+  engine::CompiledModel cm = engine::compile(*m);
+  engine::ExploreResult res = engine::explore(cm, {});
+  ASSERT_TRUE(res.complete) << res.incomplete_reason;
+  for (const auto& [fairness_name, props] : e.verdicts) {
+    engine::Fairness f = fairness_name == "none" ? engine::Fairness::None : engine::Fairness::Channel;
+    ASSERT_EQ(props.size(), 4u) << path;
+    for (auto p : engine::kAllProperties) {
+      SCOPED_TRACE(std::string(engine::property_name(p)) + " fairness=" + fairness_name);
+      engine::Verdict v = engine::analyze(res.graph, p, f, true);
+      ASSERT_TRUE(v.holds.has_value());
+      EXPECT_EQ(*v.holds, props.at(engine::property_name(p)));
+      bool needs_trace = (p == engine::Property::SometimesTotal || p == engine::Property::SometimesPartial) == *v.holds;
+      EXPECT_EQ(v.lasso.has_value(), needs_trace);
+      if (!v.lasso) continue;
+      auto run = engine::lift(cm, res.graph, engine::lasso_hops(v.lasso->states, v.lasso->edges, v.lasso->loop_start));
+      ASSERT_TRUE(run.has_value()) << "the lasso does not lift to a concrete run";
+      engine::ReplayResult r = engine::replay(cm, to_replay(*run), v.lasso->loop_start);
+      EXPECT_TRUE(r.ok) << "step " << r.steps_ok << ": " << r.problem;
+    }
+  }
+}
+
+TEST_P(Example, HandCounts) {
+  const std::string path = GetParam();
+  size_t checked = 0;
+  for (const auto& c : read_expectations(path).counts) {
+    SCOPED_TRACE(path + " on " + c.network);
+    auto m = load(path, c.network);
+    ASSERT_TRUE(m);
+    engine::CompiledModel cm = engine::compile(*m);
+    engine::ExploreResult res = engine::explore(cm, {});
+    ASSERT_TRUE(res.complete);
+    EXPECT_EQ(res.graph.num_states(), c.states);
+    EXPECT_EQ(res.graph.num_edges(), c.transitions);
+    ++checked;
+  }
+  RecordProperty("hand_counts", static_cast<int>(checked));
+}
+
+INSTANTIATE_TEST_SUITE_P(Examples, Example, ::testing::ValuesIn(example_files()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           return std::filesystem::path(info.param).stem().string();
+                         });
+
+}  // namespace
