@@ -81,11 +81,12 @@ int run_check(const CheckOptions& opts) {
   report["model"] = opts.model.path;
   report["network"] = m->network.description();
   report["network_spec"] = opts.model.overrides.network_spec ? json(*opts.model.overrides.network_spec) : json(nullptr);
+  report["input_bound"] = opts.model.overrides.input_bound ? json(*opts.model.overrides.input_bound) : json(nullptr);
   report["states"] = g.num_states();
   report["transitions"] = g.num_edges();
   report["complete"] = res.complete;
   report["fairness"] = opts.fairness;
-  report["within_bounds"] = pruned;
+  report["within_bounds"] = pruned && !res.violation;  // the initial state over a bound stops even under prune
   report["bound_exceeded"] = nullptr;
   if (!res.complete) report["incomplete_reason"] = res.incomplete_reason;
   json traces = json::array();
@@ -175,15 +176,17 @@ int run_check(const CheckOptions& opts) {
   if (opts.trace_path) {
     json tj = {{"model", opts.model.path}, {"network", m->network.description()},
                          {"network_spec", opts.model.overrides.network_spec ? nlohmann::json(*opts.model.overrides.network_spec) : nlohmann::json(nullptr)},
+                         {"input_bound", report["input_bound"]},
                          {"traces", traces}};
     if (!write_json_file(*opts.trace_path, tj)) {
       std::fprintf(stderr, "ddsmc: cannot write %s\n", opts.trace_path->c_str());
       return kExitUsage;
     }
   }
-  if (exit_code != kExitHolds) return exit_code;
+  // A failure found is definite even in a partial graph; otherwise a check
+  // that stopped early is incomplete whatever it could decide.
   if (any_fails) return kExitFails;
-  if (any_undecided) return kExitIncomplete;
+  if (exit_code != kExitHolds || any_undecided || !res.complete) return kExitIncomplete;
   return kExitHolds;
 }
 

@@ -11,6 +11,14 @@ namespace {
 
 using ddsmc::app::ModelOptions;
 
+// CLI11 converts "-1" to an unsigned 64-bit option by wrapping it to 2^64 - 1
+// (so `simulate --steps -1` never ends): refuse a sign on unsigned options.
+const CLI::Validator kNotNegative(
+    [](std::string& value) {
+      return value.find('-') == std::string::npos ? std::string() : "must not be negative, got '" + value + "'";
+    },
+    "NONNEGATIVE");
+
 // The model path and the overrides shared by the commands that load a model.
 void add_model_options(CLI::App& cmd, ModelOptions& opts, bool with_bounds) {
   cmd.add_option("MODEL", opts.path, "the .d2c model file")->required();
@@ -42,18 +50,19 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"channel", "none"}));
   check->add_option("--on-bound", check_opts.on_bound, "stop at a state beyond the bounds, or prune such states")
       ->check(CLI::IsMember({"stop", "prune"}));
-  check->add_option("--threads", check_opts.threads, "worker threads (0: all cores)");
-  check->add_option("--max-states", check_opts.max_states, "stop after this many states (0: no limit)");
+  check->add_option("--threads", check_opts.threads, "worker threads (0: all cores)")->check(kNotNegative);
+  check->add_option("--max-states", check_opts.max_states, "stop after this many states (0: no limit)")->check(kNotNegative);
   check->add_option("--json", check_opts.json_path, "write the report as JSON to FILE (- for stdout)");
   check->add_option("--trace", check_opts.trace_path, "write every trace, in full, as JSON to FILE");
-  check->add_option("--trace-steps", check_opts.trace_steps, "steps of each trace shown on stdout (0: all)");
+  check->add_option("--trace-steps", check_opts.trace_steps, "steps of each trace shown on stdout (0: all)")
+      ->check(kNotNegative);
   check->add_flag("--show-witnesses", check_opts.show_witnesses, "print witness runs, not only counterexamples");
 
   ddsmc::app::SimulateOptions sim_opts;
   CLI::App* simulate = app.add_subcommand("simulate", "print one random run");
   add_model_options(*simulate, sim_opts.model, true);
-  simulate->add_option("--steps", sim_opts.steps, "at most N steps (default 100)");
-  simulate->add_option("--seed", sim_opts.seed, "random seed (default 1)");
+  simulate->add_option("--steps", sim_opts.steps, "at most N steps (default 100)")->check(kNotNegative);
+  simulate->add_option("--seed", sim_opts.seed, "random seed (default 1)")->check(kNotNegative);
   simulate->add_option("--trace", sim_opts.trace_path, "also write the run as JSON to FILE (replayable)");
 
   ddsmc::app::ReplayOptions replay_opts;

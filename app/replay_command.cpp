@@ -1,6 +1,7 @@
 // `ddsmc replay MODEL TRACE`: re-executes every trace in the file.
 #include <fmt/format.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 
@@ -26,6 +27,10 @@ int run_replay(const ReplayOptions& opts) {
   model::Overrides overrides = opts.model.overrides;
   if (!overrides.network_spec && doc.is_object() && doc.contains("network_spec") && doc["network_spec"].is_string())
     overrides.network_spec = doc["network_spec"].get<std::string>();
+  // Likewise the --input-bound (replay checks every step's input against it).
+  if (!overrides.input_bound && doc.is_object() && doc.contains("input_bound") && doc["input_bound"].is_number_unsigned() &&
+      doc["input_bound"].get<uint64_t>() <= UINT32_MAX)
+    overrides.input_bound = doc["input_bound"].get<uint32_t>();
   model::Diagnostics diag(opts.model.path);
   auto m = model::load_model(opts.model.path, overrides, diag);
   std::fputs(diag.format_all().c_str(), stderr);
@@ -44,7 +49,7 @@ int run_replay(const ReplayOptions& opts) {
   }
   bool all_ok = true;
   for (const auto& t : traces) {
-    engine::ReplayResult r = engine::replay(cm, t.steps, t.loop_start);
+    engine::ReplayResult r = engine::replay(cm, t.steps, t.loop_start, t.initial ? &*t.initial : nullptr);
     if (r.ok) {
       std::printf("%s: %zu steps replay%s\n", t.label.c_str(), t.steps.size(),
                   t.loop_start ? fmt::format(", and the loop closes at step {}", *t.loop_start).c_str() : "");

@@ -23,6 +23,8 @@ int run_simulate(const SimulateOptions& opts) {
   if (opts.trace_path) {
     nlohmann::json spec = opts.model.overrides.network_spec ? nlohmann::json(*opts.model.overrides.network_spec) : nlohmann::json();
     nlohmann::json tj = {{"model", opts.model.path}, {"network", m->network.description()}, {"network_spec", spec},
+                         {"input_bound", opts.model.overrides.input_bound ? nlohmann::json(*opts.model.overrides.input_bound)
+                                                                          : nlohmann::json()},
                          {"traces", {{{"kind", "simulation"}, {"trace", run_to_json(cm, run)}}}}};
     std::FILE* f = std::fopen(opts.trace_path->c_str(), "w");
     if (!f) {

@@ -90,6 +90,19 @@ ParsedTrace parse_one(const engine::CompiledModel& cm, const json& t, std::strin
     if (!t["loop_start"].is_number_unsigned()) throw TraceError{"loop_start must be a step index"};
     out.loop_start = t["loop_start"].get<size_t>();
   }
+  if (t.contains("initial") && !t["initial"].is_null()) {
+    if (!t["initial"].is_object()) throw TraceError{"'initial' must map nodes to their facts"};
+    std::vector<std::vector<Word>> dbs(cm.layout.num_nodes);
+    std::vector<bool> seen(cm.layout.num_nodes, false);
+    for (const auto& [name, facts] : t["initial"].items()) {
+      auto n = node_id(cm, json(name));
+      dbs[n] = parse_facts(cm, facts);
+      seen[n] = true;
+    }
+    for (bool b : seen)
+      if (!b) throw TraceError{"'initial' does not list every node"};
+    out.initial = std::move(dbs);
+  }
   for (const auto& s : t["steps"]) {
     engine::ReplayStep st;
     if (!s.is_object()) throw TraceError{"a step must be an object"};
@@ -107,6 +120,7 @@ ParsedTrace parse_one(const engine::CompiledModel& cm, const json& t, std::strin
     st.arc = *arc;
     if (!s.contains("payload")) throw TraceError{"a step needs a 'payload'"};
     st.payload = parse_fact(cm, s["payload"]);
+    if (s.contains("stable") && s["stable"].is_boolean()) st.stable = s["stable"].get<bool>();
     if (cm.model->pred(st.payload[0]).kind != model::PredKind::Transport)
       throw TraceError{"the payload is not a transport fact"};
     st.input = parse_facts(cm, s.value("input", json::array()));

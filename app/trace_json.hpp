@@ -16,6 +16,7 @@ struct ParsedTrace {
   std::string label;  // "sometimes-total witness", "bound", ...
   std::vector<engine::ReplayStep> steps;
   std::optional<size_t> loop_start;
+  std::optional<std::vector<std::vector<engine::Word>>> initial;  // per node, when recorded
 };
 
 // Every trace in a file written by --trace, by --json, or a bare trace.

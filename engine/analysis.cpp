@@ -14,7 +14,7 @@ namespace {
 struct Subgraph {
   std::function<bool(StateId)> keep_state;
   bool stable_edges_only = false;
-  bool keeps(const Edge& e) const { return (!stable_edges_only || e.stable) && keep_state(e.target); }
+  bool keeps(const Edge& e) const { return (!stable_edges_only || e.stable()) && keep_state(e.target); }
 };
 
 // Iterative Tarjan from the given roots, restricted to the subgraph. Calls
@@ -105,12 +105,12 @@ std::optional<CycleTargets> qualify(const StateGraph& g, const Subgraph& sub, co
         has_edge = true;
         t.edges.emplace_back(s, e);
       }
-      if (need_unstable && !has_unstable && !e.stable) {
+      if (need_unstable && !has_unstable && !e.stable()) {
         has_unstable = true;
         t.edges.emplace_back(s, e);
       }
-      if (arcs_left && e.arc != kIdleArc && !arc_done[e.arc]) {
-        arc_done[e.arc] = 1;
+      if (arcs_left && e.arc() != kIdleArc && !arc_done[e.arc()]) {
+        arc_done[e.arc()] = 1;
         --arcs_left;
         t.edges.emplace_back(s, e);
       }

@@ -4,37 +4,43 @@
 
 namespace ddsmc::engine {
 
-std::optional<BoundViolation> check_bounds(const hashing::GlobalState& s, const CompiledModel& cm) {
+std::optional<BoundViolation> check_db_bound(const std::vector<Word>& db, uint32_t node, const CompiledModel& cm,
+                                             std::vector<Word>& consts) {
   const auto& b = cm.model->bounds;
-  const auto& layout = cm.layout;
-  if (b.state) {
-    std::vector<Word> consts;
-    for (uint32_t n = 0; n < layout.num_nodes; ++n) {
-      // The DB holds no my_name/neighbor facts: they are implied, and excluded by the SPEC.
-      consts.clear();
-      const auto& db = s.dbs[n];
-      for (size_t i = 0; i < db.size();) {
-        uint32_t arity = layout.arity[db[i]];
-        consts.insert(consts.end(), db.begin() + i + 1, db.begin() + i + 1 + arity);
-        i += 1 + arity;
-      }
-      std::sort(consts.begin(), consts.end());
-      auto distinct = static_cast<uint32_t>(std::unique(consts.begin(), consts.end()) - consts.begin());
-      if (distinct > *b.state) return BoundViolation{BoundViolation::Kind::State, n, distinct, *b.state};
-    }
+  if (!b.state) return std::nullopt;
+  // The DB holds no my_name/neighbor facts: they are implied, and excluded by the SPEC.
+  consts.clear();
+  for (size_t i = 0; i < db.size();) {
+    uint32_t arity = cm.layout.arity[db[i]];
+    consts.insert(consts.end(), db.begin() + i + 1, db.begin() + i + 1 + arity);
+    i += 1 + arity;
   }
-  if (b.channel) {
-    for (uint32_t a = 0; a < layout.num_arcs; ++a) {
-      const auto& ch = s.channels[a];
-      uint32_t total = 0;
-      for (size_t i = 0; i < ch.size();) {
-        size_t len = layout.fact_words(ch[i]);
-        total += ch[i + len];
-        i += len + 1;
-      }
-      if (total > *b.channel) return BoundViolation{BoundViolation::Kind::Channel, a, total, *b.channel};
-    }
+  if (consts.size() <= *b.state) return std::nullopt;  // cannot exceed: no need to count
+  std::sort(consts.begin(), consts.end());
+  auto distinct = static_cast<uint32_t>(std::unique(consts.begin(), consts.end()) - consts.begin());
+  if (distinct > *b.state) return BoundViolation{BoundViolation::Kind::State, node, distinct, *b.state};
+  return std::nullopt;
+}
+
+std::optional<BoundViolation> check_channel_bound(const std::vector<Word>& ch, uint32_t arc, const CompiledModel& cm) {
+  const auto& b = cm.model->bounds;
+  if (!b.channel) return std::nullopt;
+  uint32_t total = 0;
+  for (size_t i = 0; i < ch.size();) {
+    size_t len = cm.layout.fact_words(ch[i]);
+    total += ch[i + len];
+    i += len + 1;
   }
+  if (total > *b.channel) return BoundViolation{BoundViolation::Kind::Channel, arc, total, *b.channel};
+  return std::nullopt;
+}
+
+std::optional<BoundViolation> check_bounds(const hashing::GlobalState& s, const CompiledModel& cm) {
+  std::vector<Word> scratch;
+  for (uint32_t n = 0; n < cm.layout.num_nodes; ++n)
+    if (auto v = check_db_bound(s.dbs[n], n, cm, scratch)) return v;
+  for (uint32_t a = 0; a < cm.layout.num_arcs; ++a)
+    if (auto v = check_channel_bound(s.channels[a], a, cm)) return v;
   return std::nullopt;
 }
 

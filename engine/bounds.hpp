@@ -17,5 +17,11 @@ struct BoundViolation {
 
 // The first bound the state exceeds, if any: nodes in order, then arcs.
 std::optional<BoundViolation> check_bounds(const hashing::GlobalState& s, const CompiledModel& cm);
+// The same checks for one node's DB and one channel (a step changes only
+// the processing node's DB and the channels it sends on).
+std::optional<BoundViolation> check_db_bound(const std::vector<hashing::Word>& db, uint32_t node,
+                                             const CompiledModel& cm, std::vector<hashing::Word>& scratch);
+std::optional<BoundViolation> check_channel_bound(const std::vector<hashing::Word>& channel, uint32_t arc,
+                                                  const CompiledModel& cm);
 
 }  // namespace ddsmc::engine

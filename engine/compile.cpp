@@ -132,6 +132,7 @@ CompiledModel compile(const model::Model& m) {
   for (const auto& c : m.components) cm.components.push_back({c.choice_rules, c.rules, c.recursive});
   cm.transport_rules = m.transport_rules;
   cm.input_preds = m.preds_of_kind(model::PredKind::Input);
+  cm.may_have_fresh = !cm.input_preds.empty() && m.bounds.input > 0;
   cm.node_const = m.node_const;
   cm.node_of_const.assign(m.constants.size(), -1);
   for (size_t n = 0; n < m.node_const.size(); ++n) cm.node_of_const[m.node_const[n]] = static_cast<int32_t>(n);

@@ -82,6 +82,9 @@ struct CompiledModel {
   std::vector<ComponentPlan> components;
   std::vector<uint32_t> transport_rules;
   std::vector<model::PredId> input_preds;
+  // Only input introduces constants that are not fixed: without it no state
+  // has fresh constants and canonicalization is the plain encoding.
+  bool may_have_fresh = false;
   // Per node: the built-in facts (my_name, neighbor) as word runs.
   std::vector<std::vector<Word>> builtins;
   std::vector<model::ConstId> node_const;

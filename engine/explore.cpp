@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
-#include <unordered_map>
 
 #include "engine/successors.hpp"
+#include "hashing/visited_set.hpp"
 
 namespace ddsmc::engine {
 namespace {
@@ -19,24 +19,49 @@ class VisitedSet {
  public:
   explicit VisitedSet(StateGraph& g) : graph_(g) {}
   // Returns the id and whether it is new.
-  std::pair<StateId, bool> insert(const hashing::CanonicalForm& c, StateId parent) {
-    auto [it, fresh] = map_.try_emplace(c.fingerprint, kNoState);
-    if (!fresh) {
-      if (graph_.bytes(it->second) != c.bytes) throw std::runtime_error("128-bit fingerprint collision");
-      return {it->second, false};
+  std::pair<StateId, bool> insert(const hashing::CanonicalForm& c, const hashing::GlobalState& s, StateId parent) {
+    StateId next = graph_.num_states();
+    StateId id = table_.insert(c.fingerprint, next);
+    if (id != next) {
+      if (graph_.bytes(id) != c.bytes) throw std::runtime_error("128-bit fingerprint collision");
+      return {id, false};
     }
-    it->second = graph_.add_state(c.bytes, c.state, parent);
-    return {it->second, true};
+    graph_.add_state(c.bytes, s, parent);
+    return {id, true};
   }
-  std::optional<StateId> find(const hashing::CanonicalForm& c) const {
-    auto it = map_.find(c.fingerprint);
-    if (it == map_.end()) return std::nullopt;
-    return it->second;
-  }
+  bool contains(const hashing::CanonicalForm& c) const { return table_.find(c.fingerprint) != table_.kNone; }
 
  private:
   StateGraph& graph_;
-  std::unordered_map<hashing::Fingerprint, StateId, hashing::FingerprintHash> map_;
+  hashing::FingerprintTable table_;
+};
+
+// Canonical bytes of a state; without fresh constants that is the encoding.
+class Canonical {
+ public:
+  explicit Canonical(const CompiledModel& cm) : cm_(cm), canon_(cm.layout) {}
+  // Fills form; returns the state in canonical naming.
+  const hashing::GlobalState& of(const hashing::GlobalState& s, hashing::CanonicalForm& form) {
+    if (cm_.may_have_fresh) {
+      canon_.canonicalize(s, form);
+      return form.state;
+    }
+    hashing::encode(s, cm_.layout, form.bytes);
+    form.fingerprint = hashing::fingerprint(form.bytes);
+    ++plain_;
+    return s;
+  }
+  hashing::CanonicalStats stats() const {
+    hashing::CanonicalStats st = canon_.stats();
+    st.calls += plain_;
+    st.fast_path += plain_;
+    return st;
+  }
+
+ private:
+  const CompiledModel& cm_;
+  hashing::Canonicalizer canon_;
+  uint64_t plain_ = 0;
 };
 
 }  // namespace
@@ -46,7 +71,7 @@ ExploreResult explore(const CompiledModel& cm, const ExploreOptions& opts) {
   ExploreResult res(cm.layout);
   StateGraph& g = res.graph;
   VisitedSet visited(g);
-  hashing::Canonicalizer canon(cm.layout);
+  Canonical canon(cm);
   SuccessorGenerator gen(cm);
   hashing::CanonicalForm form;
 
@@ -56,8 +81,7 @@ ExploreResult explore(const CompiledModel& cm, const ExploreOptions& opts) {
   };
 
   hashing::GlobalState init = initial_state(cm);
-  canon.canonicalize(init, form);
-  visited.insert(form, kNoState);
+  visited.insert(form, canon.of(init, form), kNoState);
   if (auto v = check_bounds(init, cm)) {
     res.violation = v;
     res.violating_state = 0;
@@ -76,21 +100,21 @@ ExploreResult explore(const CompiledModel& cm, const ExploreOptions& opts) {
     if (!hashing::decode(g.bytes(id), cm.layout, current)) throw std::logic_error("stored state does not decode");
     edges.clear();
     bool halt = false;
-    gen.successors(current, [&](const EdgeLabel& label, const hashing::GlobalState& succ, const StepDetail&) {
+    gen.successors(current, [&](const EdgeLabel& label, const hashing::GlobalState& succ, const StepDetail& d) {
       if (halt) return;
-      auto violation = check_bounds(succ, cm);
+      const auto& violation = d.violation;
       if (violation && opts.on_bound == OnBound::Prune) {
         ++res.pruned_states;
         return;
       }
-      canon.canonicalize(succ, form);
-      if (opts.max_states && g.num_states() >= opts.max_states && !visited.find(form)) {
+      const hashing::GlobalState& named = canon.of(succ, form);
+      if (opts.max_states && g.num_states() >= opts.max_states && !visited.contains(form)) {
         halt = true;
         stop("max-states");
         return;
       }
-      auto [target, fresh] = visited.insert(form, id);
-      edges.push_back(Edge{target, label.arc, label.stable});
+      auto [target, fresh] = visited.insert(form, named, id);
+      edges.push_back(Edge(target, label.arc, label.stable));
       if (violation && fresh) {
         res.violation = violation;
         res.violating_state = target;
@@ -100,7 +124,7 @@ ExploreResult explore(const CompiledModel& cm, const ExploreOptions& opts) {
     });
     // Edges are distinct (source, target, arc, stable) tuples.
     std::sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) {
-      return std::tie(a.target, a.arc, a.stable) < std::tie(b.target, b.arc, b.stable);
+      return std::tie(a.target, a.label) < std::tie(b.target, b.label);
     });
     edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
     transitions += edges.size();

@@ -30,7 +30,8 @@ bool channel_has(const std::vector<Word>& ch, const std::vector<Word>& fact, con
 
 }  // namespace
 
-ReplayResult replay(const CompiledModel& cm, const std::vector<ReplayStep>& steps, std::optional<size_t> loop_start) {
+ReplayResult replay(const CompiledModel& cm, const std::vector<ReplayStep>& steps, std::optional<size_t> loop_start,
+                    const std::vector<std::vector<Word>>* initial) {
   const auto& layout = cm.layout;
   const auto& net = cm.model->network;
   ReplayResult res;
@@ -41,6 +42,15 @@ ReplayResult replay(const CompiledModel& cm, const std::vector<ReplayStep>& step
     res.problem = std::move(why);
     return res;
   };
+  if (initial) {
+    if (initial->size() != layout.num_nodes) return fail("the recorded initial state does not list every node");
+    for (uint32_t n = 0; n < layout.num_nodes; ++n) {
+      std::vector<Word> db = (*initial)[n];
+      hashing::normalize_db(db, layout);
+      if (db != states[0].dbs[n])
+        return fail("the recorded initial DB of " + net.name(n) + " is not the model's initial state");
+    }
+  }
   for (const ReplayStep& st : steps) {
     const hashing::GlobalState& cur = states.back();
     if (st.idle) {
@@ -65,6 +75,11 @@ ReplayResult replay(const CompiledModel& cm, const std::vector<ReplayStep>& step
     // The recorded effect: the new DB and the messages as sets.
     auto old_db = runs(cur.dbs[arc.dst], 0, layout);
     auto added = runs(st.added, 0, layout), removed = runs(st.removed, 0, layout);
+    for (const auto& f : removed)
+      if (!std::binary_search(old_db.begin(), old_db.end(), f)) return fail("a removed fact is not in the node's DB");
+    for (const auto& f : added)
+      if (std::binary_search(old_db.begin(), old_db.end(), f)) return fail("an added fact is already in the node's DB");
+
     std::vector<std::vector<Word>> want_db;
     for (const auto& f : old_db)
       if (!std::binary_search(removed.begin(), removed.end(), f)) want_db.push_back(f);
@@ -104,12 +119,14 @@ ReplayResult replay(const CompiledModel& cm, const std::vector<ReplayStep>& step
       res.computed = first;
       return fail("no choice outcome of the program has the recorded effect (new DB and messages sent)");
     }
+    if (st.stable && *st.stable != (added.empty() && removed.empty()))
+      return fail("the step is recorded as stable but changes the DB, or the other way round");
     states.push_back(std::move(next));
     ++res.steps_ok;
   }
   if (loop_start) {
-    if (*loop_start >= states.size() - 1 && !steps.empty() && *loop_start >= steps.size())
-      return fail("loop_start is beyond the last step");
+    // The loop holds at least one step: it starts before the last step.
+    if (*loop_start >= steps.size()) return fail("loop_start is not the index of a step of the trace");
     hashing::Canonicalizer canon(layout);
     hashing::CanonicalForm a, b;
     canon.canonicalize(states.back(), a);

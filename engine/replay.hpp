@@ -20,6 +20,7 @@ struct ReplayStep {
   std::vector<Word> input;           // input facts
   std::vector<Word> added, removed;  // facts of the processing node's DB
   std::vector<Word> sent;            // [dest node, pred, args...]*
+  std::optional<bool> stable;        // as recorded; must match the DB change
 };
 
 struct ReplayResult {
@@ -30,6 +31,9 @@ struct ReplayResult {
   std::optional<ReplayStep> computed;
 };
 
-ReplayResult replay(const CompiledModel& cm, const std::vector<ReplayStep>& steps, std::optional<size_t> loop_start);
+// `initial`, when given, is each node's recorded initial DB (built-ins
+// excluded) and must be the model's initial state.
+ReplayResult replay(const CompiledModel& cm, const std::vector<ReplayStep>& steps, std::optional<size_t> loop_start,
+                    const std::vector<std::vector<Word>>* initial = nullptr);
 
 }  // namespace ddsmc::engine

@@ -16,11 +16,16 @@ namespace ddsmc::engine {
 using StateId = uint32_t;
 inline constexpr StateId kNoState = 0xffffffffu;
 
+// 8 bytes: the target and the label (arc served, stable) packed in one word.
 struct Edge {
   StateId target = 0;
-  uint32_t arc = 0;  // kIdleArc for the idle self-loop
-  bool stable = true;
+  uint32_t label = 1;  // arc << 1 | stable; the idle self-loop stores arc 0x7fffffff
+  Edge() = default;
+  Edge(StateId t, uint32_t arc, bool stable) : target(t), label((arc == kIdleArcLabel ? 0x7fffffffu : arc) << 1 | stable) {}
+  uint32_t arc() const { return (label >> 1) == 0x7fffffffu ? kIdleArcLabel : label >> 1; }
+  bool stable() const { return label & 1u; }
   friend bool operator==(const Edge&, const Edge&) = default;
+  static constexpr uint32_t kIdleArcLabel = 0xffffffffu;  // == engine::kIdleArc
 };
 
 class StateGraph {

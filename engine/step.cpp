@@ -50,8 +50,14 @@ void StepEvaluator::load(const StepInput& in) {
       r.count = 0;
     }
   const auto& layout = cm_.layout;
+  // Every source is a normalized fact list (sorted, no duplicates) and the
+  // DB holds no built-ins, so facts are appended without a duplicate check.
   auto fill = [&](std::vector<Relation>& rels, const std::vector<Word>& facts) {
-    for_each_fact(facts, layout, [&](Word pred, const Word* args) { insert(rels[pred], layout.arity[pred], args); });
+    for_each_fact(facts, layout, [&](Word pred, const Word* args) {
+      Relation& r = rels[pred];
+      r.tuples.insert(r.tuples.end(), args, args + layout.arity[pred]);
+      ++r.count;
+    });
   };
   fill(prev_, *in.db);
   fill(prev_, cm_.builtins[in.node]);

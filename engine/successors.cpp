@@ -50,9 +50,11 @@ SuccessorGenerator::SuccessorGenerator(const CompiledModel& cm) : cm_(cm), eval_
 void SuccessorGenerator::successors(const hashing::GlobalState& s, const Sink& sink) {
   const auto& layout = cm_.layout;
   const auto& net = cm_.model->network;
-  const auto& inputs = inputs_.inputs_for(hashing::fresh_constants(s, layout));
+  static const std::vector<Word> no_fresh;
+  const auto& inputs = inputs_.inputs_for(cm_.may_have_fresh ? hashing::fresh_constants(s, layout) : no_fresh);
   bool any_message = false;
   std::vector<Word> payload;
+  succ_ = s;
   for (uint32_t a = 0; a < layout.num_arcs; ++a) {
     const auto& ch = s.channels[a];
     if (ch.empty()) continue;
@@ -60,24 +62,30 @@ void SuccessorGenerator::successors(const hashing::GlobalState& s, const Sink& s
     const model::Arc arc = net.arc(a);
     for (size_t i = 0; i < ch.size();) {
       size_t len = layout.fact_words(ch[i]);
-      payload.assign(ch.begin() + i, ch.begin() + i + len);  // ch is not touched below, but keep a copy
+      payload.assign(ch.begin() + i, ch.begin() + i + len);
       i += len + 1;
       for (const auto& input : inputs) {
         StepInput in{arc.dst, &s.dbs[arc.dst], arc.src, payload.data(), &input};
         eval_.evaluate(in, [&](const StepResult& r) {
-          succ_ = s;
+          // Edit the copy in place: the node's DB, the served channel and the
+          // channels sent on; restore them after the sink has seen it.
           succ_.dbs[arc.dst] = r.db;
           channel_remove(succ_.channels[a], payload.data(), layout);
+          touched_.assign(1, a);
+          StepDetail detail{a, payload.data(), &input, &r, std::nullopt};
+          detail.violation = check_db_bound(r.db, arc.dst, cm_, scratch_);
           for (size_t k = 0; k < r.sent.size();) {
-            model::NodeId dest = r.sent[k];
-            size_t flen = layout.fact_words(r.sent[k + 1]);
-            auto out_arc = net.arc_id(arc.dst, dest);
-            channel_add(succ_.channels[*out_arc], r.sent.data() + k + 1, layout);
-            k += 1 + flen;
+            uint32_t out_arc = *net.arc_id(arc.dst, r.sent[k]);
+            channel_add(succ_.channels[out_arc], r.sent.data() + k + 1, layout);
+            touched_.push_back(out_arc);
+            k += 1 + layout.fact_words(r.sent[k + 1]);
           }
-          EdgeLabel label{a, r.db == s.dbs[arc.dst]};
-          StepDetail detail{a, payload.data(), &input, &r};
-          sink(label, succ_, detail);
+          if (!detail.violation)
+            for (uint32_t t : touched_)
+              if ((detail.violation = check_channel_bound(succ_.channels[t], t, cm_))) break;
+          sink(EdgeLabel{a, r.db == s.dbs[arc.dst]}, succ_, detail);
+          succ_.dbs[arc.dst] = s.dbs[arc.dst];
+          for (uint32_t t : touched_) succ_.channels[t] = s.channels[t];
         });
       }
     }

@@ -7,8 +7,10 @@
 #include <functional>
 #include <vector>
 
+#include "engine/bounds.hpp"
 #include "engine/compile.hpp"
 #include "engine/inputs.hpp"
+#include "engine/state_graph.hpp"
 #include "engine/step.hpp"
 #include "hashing/state.hpp"
 
@@ -16,6 +18,7 @@ namespace ddsmc::engine {
 
 // The arc label of the idle self-loop of a state whose channels are all empty.
 inline constexpr uint32_t kIdleArc = 0xffffffffu;
+static_assert(kIdleArc == Edge::kIdleArcLabel);
 
 struct EdgeLabel {
   uint32_t arc = kIdleArc;
@@ -29,6 +32,9 @@ struct StepDetail {
   const Word* payload = nullptr;              // [pred, args...]
   const std::vector<Word>* input = nullptr;   // input facts
   const StepResult* result = nullptr;         // new DB, messages sent and dropped
+  // The first bound the successor exceeds (only the parts the step changed
+  // can exceed one, given that the source state is within bounds).
+  std::optional<BoundViolation> violation;
 };
 
 class SuccessorGenerator {
@@ -41,7 +47,9 @@ class SuccessorGenerator {
   const CompiledModel& cm_;
   StepEvaluator eval_;
   InputEnumerator inputs_;
-  hashing::GlobalState succ_;
+  hashing::GlobalState succ_;  // a copy of the state, edited in place per step and restored
+  std::vector<uint32_t> touched_;
+  std::vector<Word> scratch_;
 };
 
 // The initial global state (SPEC section 2): init facts, `start` on every

@@ -132,7 +132,7 @@ std::optional<ConcreteRun> lift(const CompiledModel& cm, const StateGraph& g, co
     hashing::GlobalState cur = builder.run().states.back();
     gen.successors(cur, [&](const EdgeLabel& label, const hashing::GlobalState& succ, const StepDetail& d) {
       if (found) return;
-      if (hop.edge && (label.arc != hop.edge->arc || label.stable != hop.edge->stable)) return;
+      if (hop.edge && (label.arc != hop.edge->arc() || label.stable != hop.edge->stable())) return;
       canon.canonicalize(succ, form);
       if (form.bytes != want) return;
       found = true;

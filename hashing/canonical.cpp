@@ -12,31 +12,16 @@
 
 #include "hashing/nauty_backend.hpp"
 #include "hashing/refine.hpp"
+#include "hashing/twins.hpp"
 
 namespace ddsmc::hashing {
 
 namespace {
 
-// Search trees with more leaves go to nauty. The leaf count is a property of
-// the class, so the decision is too.
+// Search trees with more leaves, or more refinement work, go to nauty. Both
+// counts are properties of the class, so the decision is too.
 constexpr uint32_t kMaxLeaves = 64;
-
-// Appends the fresh constants of s, sorted and distinct.
-void collect_fresh(const GlobalState& s, const StateLayout& layout, std::vector<Word>& out) {
-  out.clear();
-  auto scan = [&](const std::vector<Word>& words, uint32_t extra) {
-    for (size_t i = 0; i < words.size();) {
-      const uint32_t n = layout.fact_words(words[i]);
-      for (uint32_t j = 1; j < n; ++j)
-        if (words[i + j] >= layout.num_fixed) out.push_back(words[i + j]);
-      i += n + extra;
-    }
-  };
-  for (const auto& db : s.dbs) scan(db, 0);
-  for (const auto& ch : s.channels) scan(ch, 1);
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-}
+constexpr uint64_t kMaxWork = 2048;
 
 // Renames s onto compact ids (fresh[i] -> num_fixed + i) unless it already
 // uses them; the map is monotone, so the order of facts is kept.
@@ -61,35 +46,39 @@ void fill_renaming(const std::vector<Word>& fresh, const std::vector<uint32_t>& 
 
 namespace detail {
 // Buffers reused between calls and the state of one search.
-struct SearchState {
+struct CanonicalScratch {
   std::vector<Word> fresh, map;
   GlobalState local;  // the input on compact fresh ids, when it is not already
   const GlobalState* src = nullptr;
   FactTable table;
   Refiner refiner;
+  TwinFinder twin_finder;
   NautyBackend nauty;
   std::vector<std::vector<uint32_t>> levels;  // colouring per search depth
-  std::vector<uint32_t> cell_size, rank;
+  std::vector<uint32_t> twin, cell_size, rank, fact_col;
   GlobalState cand, best;
   std::string cand_bytes, best_bytes;
   bool have_best = false;
   uint32_t leaves = 0;
+  uint64_t work_limit = 0;
 };
 }  // namespace detail
 
-struct Canonicalizer::Scratch : detail::SearchState {};
+struct Canonicalizer::Scratch : detail::CanonicalScratch {};
 
 Canonicalizer::Canonicalizer(const StateLayout& layout) : layout_(layout), scratch_(new Scratch) {}
 Canonicalizer::~Canonicalizer() { delete scratch_; }
 
 namespace {
 
-// Individualisation-refinement search below levels[depth]: false once the
-// tree has more than kMaxLeaves leaves. Keeps the least encoding as `best`.
-bool search(detail::SearchState& w, const StateLayout& layout, size_t depth) {
+// Individualisation-refinement search below levels[depth]: false once over
+// budget. Keeps the least encoding as `best`.
+bool search(detail::CanonicalScratch& w, const StateLayout& layout, size_t depth) {
   const uint32_t k = w.table.k;
   std::vector<uint32_t>& col = w.levels[depth];
-  if (w.refiner.refine(w.table, col) == k) {
+  const uint32_t cells = w.refiner.refine(w.table, col);
+  if (w.refiner.work() > w.work_limit) return false;
+  if (cells == k) {
     if (++w.leaves > kMaxLeaves) return false;
     w.map.resize(k);
     for (uint32_t x = 0; x < k; ++x) w.map[x] = layout.num_fixed + col[x];
@@ -109,13 +98,17 @@ bool search(detail::SearchState& w, const StateLayout& layout, size_t depth) {
   uint32_t target = k;
   for (uint32_t c = 0; c < k; ++c)
     if (w.cell_size[c] > 1 && (target == k || w.cell_size[c] < w.cell_size[target])) target = c;
+  // One child per twin class in the cell (twins give the same subtree): the
+  // class is individualised whole, the rest of the cell follows it.
   std::vector<uint32_t>& next = w.levels[depth + 1];
-  for (uint32_t x = 0; x < k; ++x) {
-    if (col[x] != target) continue;
-    // x alone keeps the cell's colour; the rest of the cell follows it.
+  for (uint32_t rep = 0; rep < k; ++rep) {
+    if (col[rep] != target || w.twin[rep] != rep) continue;
     next = col;
+    uint32_t next_rank = target;
     for (uint32_t y = 0; y < k; ++y)
-      if (col[y] == target && y != x) next[y] = target + 1;
+      if (w.twin[y] == rep) next[y] = next_rank++;
+    for (uint32_t y = 0; y < k; ++y)
+      if (col[y] == target && w.twin[y] != rep) next[y] = next_rank;
     if (!search(w, layout, depth + 1)) return false;
   }
   return true;
@@ -127,7 +120,7 @@ void Canonicalizer::canonicalize(const GlobalState& s, CanonicalForm& out) {
   Scratch& w = *scratch_;
   const uint32_t nf = layout_.num_fixed;
   ++stats_.calls;
-  collect_fresh(s, layout_, w.fresh);
+  fresh_constants(s, layout_, w.fresh);
   if (w.fresh.empty()) {
     ++stats_.fast_path;
     out.renaming.clear();
@@ -149,6 +142,8 @@ void Canonicalizer::canonicalize(const GlobalState& s, CanonicalForm& out) {
   } else {
     w.have_best = false;
     w.leaves = 0;
+    w.work_limit = w.refiner.work() + kMaxWork;
+    w.twin_finder.classes(w.table, w.twin);
     if (search(w, layout_, 0)) {
       ++stats_.individualized;
       std::swap(out.state, w.best);
@@ -156,9 +151,9 @@ void Canonicalizer::canonicalize(const GlobalState& s, CanonicalForm& out) {
       have_state = true;
     } else {
       ++stats_.nauty;
-      // levels[0] is still the stable root colouring; recompute its fact colours.
-      w.refiner.refine(w.table, root);
-      w.nauty.order(w.table, root, w.refiner.fact_colours(), w.rank);
+      // levels[0] still holds the stable root colouring.
+      w.refiner.fact_colours(w.table, root, w.fact_col);
+      w.nauty.order(w.table, root, w.fact_col, w.rank);
     }
   }
   if (!have_state) {

@@ -52,7 +52,7 @@ class Canonicalizer {
   Scratch* scratch_;
 };
 
-// Reference implementation for tests and --debug-canonical: the least
+// Reference implementation for the tests: the least
 // encoding over every permutation of the fresh constants. Exponential.
 CanonicalForm canonicalize_brute_force(const GlobalState& s, const StateLayout& layout);
 

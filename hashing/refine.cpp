@@ -43,66 +43,71 @@ void FactTable::build(const GlobalState& s, const StateLayout& layout, uint32_t 
       if (words[i] >= num_fixed) occ[fill[words[i] - num_fixed]++] = Occ{f, i - off[f] - 3};
 }
 
+namespace {
+inline uint64_t mix(uint64_t x) {  // splitmix64's finaliser
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+}  // namespace
+
 uint32_t Refiner::refine(const FactTable& t, std::vector<uint32_t>& col) {
   const uint32_t nfacts = t.num_facts();
   const uint32_t k = t.k;
-  const uint64_t positions = t.max_arity + 1;
   uint32_t cells = 0;
-  {  // cells of the input colouring
-    next_.assign(k, 0);
-    for (uint32_t x = 0; x < k; ++x) next_[col[x]] = 1;
-    for (uint32_t c : next_) cells += c;
+  seen_.assign(k, 0);
+  for (uint32_t x = 0; x < k; ++x) cells += !seen_[col[x]]++;
+  fact_hash_.resize(nfacts);
+  keys_.resize(k);
+  for (;;) {
+    work_ += nfacts + k;
+    for (uint32_t f = 0; f < nfacts; ++f) {
+      uint64_t h = 0x9e3779b97f4a7c15ull;
+      for (uint32_t i = t.off[f]; i < t.off[f + 1]; ++i) {
+        const Word w = t.words[i];
+        // Fresh arguments hash as their colours, kept apart from fixed ids.
+        const uint64_t v = (i >= t.off[f] + 3 && w >= t.num_fixed) ? (uint64_t{1} << 32) + col[w - t.num_fixed] : w;
+        h = mix(h ^ v);
+      }
+      fact_hash_[f] = h;
+    }
+    for (uint32_t x = 0; x < k; ++x) {
+      uint64_t acc = 0;  // a sum: the order of occurrences does not matter
+      for (uint32_t o = t.occ_start[x]; o < t.occ_start[x + 1]; ++o)
+        acc += mix(fact_hash_[t.occ[o].fact] + t.occ[o].pos);
+      keys_[x] = Key{col[x], mix(acc), x};
+    }
+    // The old colour sorts first, so the new partition refines the old one.
+    std::sort(keys_.begin(), keys_.end(),
+              [](const Key& a, const Key& b) { return a.col != b.col ? a.col < b.col : a.sig < b.sig; });
+    uint32_t new_cells = 0, start = 0;
+    for (uint32_t r = 0; r < k; ++r) {
+      if (r == 0 || keys_[r].col != keys_[r - 1].col || keys_[r].sig != keys_[r - 1].sig) start = r, ++new_cells;
+      col[keys_[r].x] = start;
+    }
+    if (new_cells == cells) return cells;  // nothing split: col is unchanged
+    cells = new_cells;
   }
-  desc_.resize(t.words.size());
-  forder_.resize(nfacts);
-  fact_col_.resize(nfacts);
-  sig_.resize(t.occ.size());
-  xorder_.resize(k);
-  next_.resize(k);
-  auto desc_less = [&](uint32_t a, uint32_t b) {
+}
+
+void Refiner::fact_colours(const FactTable& t, const std::vector<uint32_t>& col, std::vector<uint32_t>& out) {
+  const uint32_t nfacts = t.num_facts();
+  desc_ = t.words;
+  for (uint32_t f = 0; f < nfacts; ++f)
+    for (uint32_t i = t.off[f] + 3; i < t.off[f + 1]; ++i)
+      if (desc_[i] >= t.num_fixed) desc_[i] = t.num_fixed + col[desc_[i] - t.num_fixed];
+  auto less = [&](uint32_t a, uint32_t b) {
     return std::lexicographical_compare(desc_.begin() + t.off[a], desc_.begin() + t.off[a + 1],
                                         desc_.begin() + t.off[b], desc_.begin() + t.off[b + 1]);
   };
-  auto sig_begin = [&](uint32_t x) { return sig_.begin() + t.occ_start[x]; };
-  auto sig_end = [&](uint32_t x) { return sig_.begin() + t.occ_start[x + 1]; };
-  auto x_less = [&](uint32_t a, uint32_t b) {
-    if (col[a] != col[b]) return col[a] < col[b];
-    return std::lexicographical_compare(sig_begin(a), sig_end(a), sig_begin(b), sig_end(b));
-  };
-  for (;;) {
-    // 1. Fact colours: rank of the fact with its fresh constants replaced by
-    //    their colours (num_fixed + colour keeps them apart from fixed ids).
-    for (size_t i = 0; i < t.words.size(); ++i) desc_[i] = t.words[i];
-    for (uint32_t f = 0; f < nfacts; ++f)
-      for (uint32_t i = t.off[f] + 3; i < t.off[f + 1]; ++i)
-        if (desc_[i] >= t.num_fixed) desc_[i] = t.num_fixed + col[desc_[i] - t.num_fixed];
-    std::iota(forder_.begin(), forder_.end(), 0u);
-    std::sort(forder_.begin(), forder_.end(), desc_less);
-    for (uint32_t r = 0; r < nfacts; ++r)
-      fact_col_[forder_[r]] = (r > 0 && !desc_less(forder_[r - 1], forder_[r])) ? fact_col_[forder_[r - 1]] : r;
-    // 2. Constant signatures: old colour, then the sorted multiset of
-    //    (fact colour, position) over its occurrences.
-    for (uint32_t x = 0; x < k; ++x) {
-      for (uint32_t o = t.occ_start[x]; o < t.occ_start[x + 1]; ++o)
-        sig_[o] = fact_col_[t.occ[o].fact] * positions + t.occ[o].pos;
-      std::sort(sig_begin(x), sig_end(x));
-    }
-    // 3. New colours: cell start ranks in signature order. The old colour
-    //    sorts first, so the new partition refines the old one.
-    std::iota(xorder_.begin(), xorder_.end(), 0u);
-    std::sort(xorder_.begin(), xorder_.end(), x_less);
-    uint32_t new_cells = 0;
-    for (uint32_t r = 0; r < k; ++r) {
-      const bool same = r > 0 && !x_less(xorder_[r - 1], xorder_[r]);
-      next_[xorder_[r]] = same ? next_[xorder_[r - 1]] : r;
-      new_cells += !same;
-    }
-    // The fact colours were computed from `col`, so on a stable exit they
-    // describe the returned colouring.
-    if (new_cells == cells) return cells;
-    cells = new_cells;
-    col.swap(next_);
-  }
+  forder_.resize(nfacts);
+  std::iota(forder_.begin(), forder_.end(), 0u);
+  std::sort(forder_.begin(), forder_.end(), less);
+  out.resize(nfacts);
+  for (uint32_t r = 0; r < nfacts; ++r)
+    out[forder_[r]] = (r > 0 && !less(forder_[r - 1], forder_[r])) ? out[forder_[r - 1]] : r;
 }
 
 }  // namespace ddsmc::hashing::detail

@@ -40,19 +40,33 @@ struct FactTable {
 // constants in smaller cells, so a cell's colour is its first rank and a
 // discrete colouring is a permutation of 0..k-1. Colours are ordered by
 // isomorphism-invariant signatures only, never by constant ids.
+//
+// A round hashes each fact with its fresh constants replaced by their
+// colours, then splits every cell by the multiset of (fact hash, position)
+// over its constants' occurrences, ordering the new cells by that hash. A
+// hash is a function of invariant data, so the order is invariant; a
+// collision could only leave a cell unsplit (more search), never mislead.
 class Refiner {
  public:
   // Refines `col` (a valid colouring) until stable; returns the cell count.
   uint32_t refine(const FactTable& t, std::vector<uint32_t>& col);
-  // After refine(): each fact's colour, the rank of its descriptor
+  // Exact fact colours under `col`: the rank of each fact's descriptor
   // [location, pred, count, args with fresh constants replaced by colours].
-  const std::vector<uint32_t>& fact_colours() const { return fact_col_; }
+  void fact_colours(const FactTable& t, const std::vector<uint32_t>& col, std::vector<uint32_t>& out);
+  // Work done so far, in rounds x (facts + constants): a search budget that,
+  // like the rounds themselves, is the same on every state of a class.
+  uint64_t work() const { return work_; }
 
  private:
-  std::vector<Word> desc_;  // descriptors, same layout as FactTable::words
-  std::vector<uint32_t> forder_, fact_col_;
-  std::vector<uint64_t> sig_;  // per occurrence (fact colour, position), sorted per constant
-  std::vector<uint32_t> xorder_, next_;
+  struct Key {
+    uint64_t col, sig;
+    uint32_t x;
+  };
+  std::vector<uint64_t> fact_hash_;
+  std::vector<Key> keys_;
+  std::vector<Word> desc_;  // exact descriptors, same layout as FactTable::words
+  std::vector<uint32_t> forder_, seen_;
+  uint64_t work_ = 0;
 };
 
 }  // namespace ddsmc::hashing::detail

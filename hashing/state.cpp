@@ -199,8 +199,8 @@ void for_each_arg(const std::vector<Word>& words, const StateLayout& layout, uin
 }
 }  // namespace
 
-std::vector<Word> fresh_constants(const GlobalState& s, const StateLayout& layout) {
-  std::vector<Word> out;
+void fresh_constants(const GlobalState& s, const StateLayout& layout, std::vector<Word>& out) {
+  out.clear();
   auto add = [&](Word c) {
     if (c >= layout.num_fixed) out.push_back(c);
   };
@@ -208,6 +208,11 @@ std::vector<Word> fresh_constants(const GlobalState& s, const StateLayout& layou
   for (const auto& ch : s.channels) for_each_arg(ch, layout, 1, add);
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
+}
+
+std::vector<Word> fresh_constants(const GlobalState& s, const StateLayout& layout) {
+  std::vector<Word> out;
+  fresh_constants(s, layout, out);
   return out;
 }
 

@@ -52,6 +52,8 @@ void normalize_channel(std::vector<Word>& channel, const StateLayout& layout);
 
 // The distinct fresh constants of a state, ascending.
 std::vector<Word> fresh_constants(const GlobalState& s, const StateLayout& layout);
+// The same into `out`, reusing its buffer.
+void fresh_constants(const GlobalState& s, const StateLayout& layout, std::vector<Word>& out);
 
 // Applies a renaming of fresh constants (map[c - num_fixed] is the new id of
 // fresh constant c; fixed constants, and fresh ids beyond the map, are

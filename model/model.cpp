@@ -50,7 +50,7 @@ std::string Model::fact_to_string(const Fact& f) const {
     if (constants.is_fixed(c))
       out += constants.spelling(c);
     else
-      out += fmt::format("#{}", c - constants.size());
+      out += fmt::format("#{}", c - constants.size() + 1);
   }
   out += ')';
   return out;

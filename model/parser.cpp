@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <deque>
+
 #include "model/lexer.hpp"
 
 namespace ddsmc::model {
@@ -14,7 +16,7 @@ constexpr size_t kMaxParseErrors = 100;
 
 class Parser {
  public:
-  Parser(std::vector<Token> toks, Diagnostics& diag) : toks_(std::move(toks)), diag_(diag) {}
+  Parser(std::string_view src, Diagnostics& diag) : lexer_(src, diag), diag_(diag) {}
 
   Program run() {
     Program prog;
@@ -24,7 +26,7 @@ class Parser {
         diag_.error(cur().loc, "too many syntax errors; giving up");
         break;
       }
-      size_t start = pos_;
+      size_t start = consumed_;
       try {
         top_level_item(prog);
       } catch (const SyntaxError&) {
@@ -36,16 +38,23 @@ class Parser {
 
  private:
   // ---- token helpers -------------------------------------------------------
-  const Token& cur() const { return toks_[pos_]; }
-  const Token& peek(size_t ahead) const {
-    size_t i = pos_ + ahead;
-    return toks_[i < toks_.size() ? i : toks_.size() - 1];
+  // Tokens are pulled from the lexer on demand into a small lookahead queue
+  // (the grammar needs one token of lookahead beyond the current one).
+  // References from cur()/peek() stay valid until that token is taken.
+  const Token& peek(size_t ahead) {
+    while (lookahead_.size() <= ahead) lookahead_.push_back(lexer_.next());  // End repeats at the end
+    return lookahead_[ahead];
   }
-  bool at(Tok k) const { return cur().kind == k; }
-  bool at_keyword(std::string_view w) const { return cur().kind == Tok::Keyword && cur().text == w; }
-  const Token& take() {
-    const Token& t = toks_[pos_];
-    if (t.kind != Tok::End) ++pos_;
+  const Token& cur() { return peek(0); }
+  bool at(Tok k) { return cur().kind == k; }
+  bool at_keyword(std::string_view w) { return cur().kind == Tok::Keyword && cur().text == w; }
+  Token take() {
+    Token t = cur();
+    if (t.kind != Tok::End) {
+      lookahead_.pop_front();
+      ++consumed_;
+      last_line_ = t.loc.line;
+    }
     return t;
   }
   bool accept(Tok k) {
@@ -66,7 +75,7 @@ class Parser {
     std::string found = t.kind == Tok::End ? "end of file" : fmt::format("'{}'", t.text);
     fail(t.loc, fmt::format("expected {}, found {}", what, found));
   }
-  const Token& expect(Tok k, std::string_view what) {
+  Token expect(Tok k, std::string_view what) {
     if (!at(k)) fail_expected(what);
     return take();
   }
@@ -78,21 +87,35 @@ class Parser {
     if (errors_ >= kMaxParseErrors) throw SyntaxError{};
   }
 
-  // Skip to just after the next '.' (or to a '}' / a new block keyword).
+  // Skip what is left of a broken top-level item: to just after its '.',
+  // over a whole `{ ... }` block (and the '.' after it), or to just before a
+  // keyword that starts a new item at the beginning of a line (so that a
+  // missing '.' or '}' does not swallow the next declaration or block).
   void recover_top_level(size_t start) {
-    if (pos_ == start) take();  // always make progress
+    int depth = 0;
     while (!at(Tok::End)) {
-      if (at(Tok::Dot)) {
-        take();
+      if (consumed_ != start && starts_new_item(depth == 0)) return;
+      Token t = take();
+      if (t.kind == Tok::LBrace) {
+        ++depth;
+      } else if (t.kind == Tok::RBrace) {
+        if (depth > 0) --depth;
+        if (depth == 0) {
+          accept(Tok::Dot);
+          return;
+        }
+      } else if (t.kind == Tok::Dot && depth == 0) {
         return;
       }
-      if (at(Tok::RBrace)) {
-        take();
-        accept(Tok::Dot);
-        return;
-      }
-      take();
     }
+  }
+  // A top-level keyword first on its line. `input` and `state` also name
+  // bounds inside a `bounds { }` block, so they count only outside braces.
+  bool starts_new_item(bool outside_braces) {
+    const Token& t = cur();
+    if (t.kind != Tok::Keyword || t.loc.line <= last_line_) return false;
+    if (t.text == "network" || t.text == "init" || t.text == "bounds" || t.text == "transport") return true;
+    return outside_braces && (t.text == "input" || t.text == "state");
   }
   // Inside a block: skip to after the next '.', stopping before '}'.
   void recover_in_block() {
@@ -127,6 +150,15 @@ class Parser {
       d.arity = static_cast<uint32_t>(arity);
       prog.decls.push_back(std::move(d));
     } while (accept(Tok::Comma));
+    // A declaration is one line: a missing '.' before the next line is
+    // reported without skipping that line, which is most likely the next item.
+    if (!at(Tok::Dot) && cur().kind != Tok::Bad && cur().loc.line > last_line_) {
+      diag_.error(cur().loc, fmt::format("expected ',' or '.' in the declaration, found '{}' on the next line "
+                                         "(missing '.' at the end of line {}?)",
+                                         cur().kind == Tok::End ? "end of file" : cur().text, last_line_));
+      ++errors_;
+      return;
+    }
     expect(Tok::Dot, "',' or '.' in the declaration");
   }
 
@@ -359,14 +391,16 @@ class Parser {
     return out;
   }
 
-  std::vector<Token> toks_;
-  size_t pos_ = 0;
+  Lexer lexer_;
+  std::deque<Token> lookahead_;
+  size_t consumed_ = 0;   // tokens taken so far
+  uint32_t last_line_ = 0;  // line of the last token taken
   Diagnostics& diag_;
   size_t errors_ = 0;
 };
 
 }  // namespace
 
-Program parse_program(std::string_view src, Diagnostics& diag) { return Parser(lex(src, diag), diag).run(); }
+Program parse_program(std::string_view src, Diagnostics& diag) { return Parser(src, diag).run(); }
 
 }  // namespace ddsmc::model

@@ -1,6 +1,8 @@
 // Recursive-descent parser for .d2c files. It never recurses on input depth
-// (the grammar is flat), recovers at the next `.` or `}` after an error, and
-// reports every syntax error it finds.
+// (the grammar is flat), pulls tokens from the lexer as it goes (memory is
+// the syntax tree, not a token array), recovers after an error at the next
+// `.`, past a `{ ... }` block, or before a declaration or block keyword that
+// starts a line, and reports every syntax error it finds (up to a limit).
 #pragma once
 
 #include <string>

@@ -176,6 +176,15 @@ TEST(CliBadInput, UnterminatedStringAtEndOfFile) {
   EXPECT_NE(r.err.find(path + ":2:3: error: unterminated string"), std::string::npos) << describe(r);
 }
 
+TEST(CliBadInput, StringOfManyBadEscapesIsOneError) {
+  std::string bad;
+  for (int i = 0; i < 100000; ++i) bad += "\\q\x01";
+  std::string path = temp_file("state p/1.\nnetwork ring(2).\np(\"" + bad + "\").\n");
+  CliResult r = lint(path);
+  expect_clean_error(r);
+  EXPECT_EQ(located_error_lines(r.err, path), std::vector<uint32_t>{3}) << describe(r);
+}
+
 TEST(CliBadInput, TenThousandCharacterIdentifier) {
   std::string name(10000, 'a');
   std::string path = temp_file("state " + name + "/1.\n" + name + "(x).\nnetwork ring(2).\n");
@@ -269,6 +278,29 @@ TEST(CliBadInput, MultipleIndependentSyntaxErrorsInOneRun) {
   expect_clean_error(r);
   EXPECT_EQ(located_error_lines(r.err, path), (std::vector<uint32_t>{2, 4})) << describe(r);
   EXPECT_NE(r.err.find("2 errors"), std::string::npos) << describe(r);
+}
+
+// Recovery from one broken line never swallows the next item: every line
+// here has its own error, and each is reported.
+TEST(CliBadInput, RecoveryReportsEveryBrokenLine) {
+  std::string path = temp_file(
+      "state p/1\n"                          // 1: missing '.' (reported at the start of line 2)
+      "p(X if q(X).\n"                        // 2: missing ')'
+      "p(_x).\n"                              // 3: bad name
+      "\"unterminated\n"                      // 4
+      "network { a - . b }\n"                 // 5: missing node name
+      "init at { p(a). }\n"                   // 6: missing node name
+      "bounds { memory 3. }\n"                // 7: unknown bound
+      "p(X) if choice((X), (Y), Z).\n"        // 8: choice takes two lists
+      "state q/\n"                            // 9: missing arity (reported at 'transport' on line 10)
+      "transport m/1.\n");
+  CliResult r = lint(path);
+  expect_clean_error(r);
+  auto lines = located_error_lines(r.err, path);
+  for (uint32_t line : {2, 3, 4, 5, 6, 7, 8, 10})
+    EXPECT_NE(std::find(lines.begin(), lines.end(), line), lines.end()) << "line " << line << "\n" << describe(r);
+  EXPECT_NE(r.err.find(path + ":10:1: error: expected the arity of 'q'"), std::string::npos) << describe(r);
+  EXPECT_NE(r.err.find("10 errors"), std::string::npos) << describe(r);
 }
 
 TEST(CliBadInput, MultipleIndependentStaticErrorsInOneRun) {

@@ -242,6 +242,8 @@ inline std::string check_front_end(std::string_view text) {
   model::Diagnostics pdiag(file);
   model::Program prog = model::parse_program(src, pdiag);
   if (auto e = detail::check_diagnostics(pdiag, src, !pdiag.has_errors(), "parse"); !e.empty()) return e;
+  // The lexer and the parser each stop after about 100 errors.
+  if (pdiag.error_count() > 210) return "parse: " + std::to_string(pdiag.error_count()) + " errors, past the caps";
   if (!pdiag.has_errors()) {
     std::string printed = model::to_text(prog);
     model::Diagnostics rdiag(file);

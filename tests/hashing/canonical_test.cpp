@@ -5,7 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -32,17 +35,15 @@ void expect_renaming_of(const GlobalState& s, const StateLayout& l, const Canoni
   } else {
     ASSERT_EQ(out.renaming.size(), fresh.back() - l.num_fixed + 1);
     std::set<Word> images;
-    for (Word c = l.num_fixed; c <= fresh.back(); ++c) {
+    for (Word c : fresh) {
       const Word img = out.renaming[c - l.num_fixed];
-      if (!std::binary_search(fresh.begin(), fresh.end(), c)) {
-        EXPECT_EQ(img, kUnmapped);
-        continue;
-      }
       EXPECT_GE(img, l.num_fixed);
       EXPECT_LT(img, l.num_fixed + fresh.size());
       images.insert(img);
     }
-    EXPECT_EQ(images.size(), fresh.size());
+    EXPECT_EQ(images.size(), fresh.size());  // a bijection onto num_fixed..num_fixed+k-1
+    const size_t mapped = out.renaming.size() - std::count(out.renaming.begin(), out.renaming.end(), kUnmapped);
+    EXPECT_EQ(mapped, fresh.size());  // ids that do not occur are unmapped
   }
   EXPECT_EQ(rename(s, l, out.renaming), out.state);
   EXPECT_EQ(test::fact_count(out.state, l), test::fact_count(s, l));
@@ -50,6 +51,21 @@ void expect_renaming_of(const GlobalState& s, const StateLayout& l, const Canoni
   ASSERT_TRUE(decode(out.bytes, l, back));
   EXPECT_EQ(back, out.state);
   EXPECT_EQ(out.fingerprint, fingerprint(out.bytes));
+}
+
+void print_stats(const char* what, const CanonicalStats& st) {
+  std::printf("  %s: calls %llu, fast %llu, refined %llu, individualized %llu, nauty %llu\n", what,
+              static_cast<unsigned long long>(st.calls), static_cast<unsigned long long>(st.fast_path),
+              static_cast<unsigned long long>(st.refined), static_cast<unsigned long long>(st.individualized),
+              static_cast<unsigned long long>(st.nauty));
+}
+
+void add_stats(CanonicalStats& sum, const CanonicalStats& st) {
+  sum.calls += st.calls;
+  sum.fast_path += st.fast_path;
+  sum.refined += st.refined;
+  sum.individualized += st.individualized;
+  sum.nauty += st.nauty;
 }
 
 CanonicalForm canon(Canonicalizer& c, const GlobalState& s) {
@@ -74,24 +90,59 @@ TEST(Canonical, NoFreshConstantsIsTheEncoding) {
   EXPECT_EQ(canonicalize_brute_force(s, l).bytes, out.bytes);
 }
 
+// A state of one node and one arc over a single binary predicate: random
+// sparse digraphs of fresh constants, where refinement ties often.
+GlobalState random_digraph(Rng& rng, const StateLayout& l, uint32_t vertices, uint32_t edges) {
+  GlobalState s{std::vector<std::vector<Word>>(l.num_nodes), std::vector<std::vector<Word>>(l.num_arcs)};
+  for (uint32_t e = 0; e < edges; ++e)
+    s.dbs[0].insert(s.dbs[0].end(), {1, l.num_fixed + uniform(rng, 0, vertices - 1),
+                                     l.num_fixed + uniform(rng, 0, vertices - 1)});
+  normalize_db(s.dbs[0], l);
+  return s;
+}
+
 // (a) canonical(pi(s)) == canonical(s) under random renamings, including
 // renamings onto sparse, large fresh ids.
 TEST(Canonical, InvariantUnderRandomRenamings) {
   Rng rng(11);
-  for (int iter = 0; iter < 3000; ++iter) {
-    const StateLayout l = random_layout(rng);
-    const GlobalState s = random_state(rng, l);
+  CanonicalStats sum;
+  for (int iter = 0; iter < 4000; ++iter) {
+    StateLayout l = random_layout(rng);
+    GlobalState s;
+    if (iter % 8 == 3) {  // sparse digraphs: refinement ties, the search settles them
+      l.arity = {1, 2};
+      const uint32_t v = uniform(rng, 3, 12);
+      s = random_digraph(rng, l, v, uniform(rng, v, 2 * v));
+    } else if (iter % 8 == 7) {  // disjoint directed cycles: refinement sees nothing
+      l.arity = {1, 2};
+      s = GlobalState{std::vector<std::vector<Word>>(l.num_nodes), std::vector<std::vector<Word>>(l.num_arcs)};
+      Word base = l.num_fixed;
+      for (uint32_t n = uniform(rng, 1, 4); n > 0; --n) {
+        const uint32_t len = uniform(rng, 2, 8);
+        for (Word i = 0; i < len; ++i) s.dbs[0].insert(s.dbs[0].end(), {1, base + i, base + (i + 1) % len});
+        base += len;
+      }
+      normalize_db(s.dbs[0], l);
+    } else {
+      s = random_state(rng, l);
+    }
     Canonicalizer c(l);
     const CanonicalForm base = canon(c, s);
     expect_renaming_of(s, l, base);
     for (int r = 0; r < 3; ++r) {
-      const uint32_t range = r == 0 ? 16 : (r == 1 ? 1u << 12 : 1u << 20);
+      // Mostly nearby ids; sometimes ids up to 2^20 (the renaming vector is
+      // indexed by id, so those are costly to check).
+      const uint32_t range = r == 0 ? 16 : (r == 1 || iter % 64 ? 1u << 12 : 1u << 20);
       const GlobalState t = rename(s, l, random_renaming(rng, s, l, range));
       const CanonicalForm other = canon(c, t);
       ASSERT_EQ(other.bytes, base.bytes) << "iteration " << iter;
       expect_renaming_of(t, l, other);
     }
+    add_stats(sum, c.stats());
   }
+  print_stats("random renamings", sum);
+  EXPECT_GT(sum.individualized, 0u);
+  EXPECT_GT(sum.nauty, 0u);
 }
 
 // A random local change: one argument replaced, one fact added or dropped.
@@ -186,6 +237,36 @@ TEST(Canonical, SmallGraphClassesMatchBruteForce) {
     EXPECT_EQ(it2->second, brute);
   }
   EXPECT_EQ(brute_to_canon.size(), canon_to_brute.size());
+  EXPECT_GT(c.stats().individualized, 0u);
+}
+
+// Random digraphs on 5 and 6 fresh vertices, plus unary marks: the classes
+// by canonical form are exactly the classes by brute force.
+TEST(Canonical, RandomGraphClassesMatchBruteForce) {
+  Rng rng(14);
+  StateLayout l;
+  l.arity = {1, 2};  // mark(X), e(X, Y)
+  l.num_nodes = 1;
+  l.num_arcs = 1;
+  l.num_fixed = 1;
+  Canonicalizer c(l);
+  std::map<std::string, std::string> brute_to_canon, canon_to_brute;
+  for (int iter = 0; iter < 1500; ++iter) {
+    const uint32_t v = iter % 3 ? 5 : 6;
+    GlobalState s = random_digraph(rng, l, v, uniform(rng, v - 1, 2 * v));
+    if (iter % 2) {  // close it under reversal: undirected graphs are more symmetric
+      std::vector<Word>& db = s.dbs[0];
+      for (size_t i = 0, n = db.size(); i < n; i += 3) db.insert(db.end(), {1, db[i + 2], db[i + 1]});
+    }
+    if (iter % 5 == 0) s.dbs[0].insert(s.dbs[0].end(), {0, l.num_fixed + uniform(rng, 0, v - 1)});
+    normalize_db(s.dbs[0], l);
+    const CanonicalForm cf = canon(c, s);
+    const std::string brute = canonicalize_brute_force(s, l).bytes;
+    EXPECT_EQ(brute_to_canon.emplace(brute, cf.bytes).first->second, cf.bytes);
+    EXPECT_EQ(canon_to_brute.emplace(cf.bytes, brute).first->second, brute);
+  }
+  EXPECT_EQ(brute_to_canon.size(), canon_to_brute.size());
+  print_stats("random graph classes", c.stats());
   EXPECT_GT(c.stats().individualized, 0u);
 }
 
@@ -363,6 +444,34 @@ TEST(CanonicalSymmetric, CompleteBipartite) {
   normalize_db(left.dbs[0], l);
   normalize_db(right.dbs[0], l);
   EXPECT_NE(check_symmetric("K4,4 mark left", l, left).bytes, check_symmetric("K4,4 mark right", l, right).bytes);
+}
+
+// Twin classes: data items with the same facts, individualised a class at a
+// time. Several classes in one cell, and twins that do share facts (a
+// clique), which the twin rule leaves to the search or nauty.
+TEST(CanonicalSymmetric, TwinClasses) {
+  const StateLayout l = sym_layout();
+  // Hubs h0, h1 each with 6 private leaves: q(h, leaf). Leaves of one hub
+  // are twins; the two hubs' leaf classes share a cell.
+  std::vector<std::vector<Word>> facts;
+  for (Word h = 0; h < 2; ++h)
+    for (Word i = 0; i < 6; ++i) facts.push_back({kQ, kF + h, kF + 2 + 6 * h + i});
+  const GlobalState hubs = make(l, facts);
+  check_symmetric("2 hubs x 6 leaves", l, hubs);
+  // Unbalanced: 5 and 7 leaves must differ from 6 and 6.
+  facts.pop_back();
+  facts.push_back({kQ, kF + 0, kF + 20});
+  EXPECT_NE(check_symmetric("hubs 7+5", l, make(l, facts)).bytes, check_symmetric("hubs 6+6", l, hubs).bytes);
+  // Cliques K8 (both directions) vs K8 minus one edge pair.
+  auto clique = [&](uint32_t n, bool drop_one) {
+    std::vector<std::vector<Word>> f;
+    for (Word a = 0; a < n; ++a)
+      for (Word b = 0; b < n; ++b)
+        if (a != b && !(drop_one && a + b == 1)) f.push_back({kQ, kF + a, kF + b});
+    return make(l, f);
+  };
+  EXPECT_NE(check_symmetric("K8", l, clique(8, false)).bytes, check_symmetric("K8 - edge", l, clique(8, true)).bytes);
+  check_symmetric("K12", l, clique(12, false));
 }
 
 // Which path each kind of state takes, by the stats counters.

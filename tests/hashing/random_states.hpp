@@ -73,9 +73,10 @@ inline GlobalState random_state(Rng& rng, const StateLayout& layout, const State
 }
 
 // A random bijection of s's fresh constants onto distinct fresh ids below
-// num_fixed + range (range >= their number).
+// num_fixed + range (widened to twice their number if smaller).
 inline std::vector<Word> random_renaming(Rng& rng, const GlobalState& s, const StateLayout& layout, uint32_t range) {
   const std::vector<Word> fresh = fresh_constants(s, layout);
+  range = std::max(range, 2 * static_cast<uint32_t>(fresh.size()));
   std::vector<Word> map;
   if (fresh.empty()) return map;
   map.assign(fresh.back() - layout.num_fixed + 1, 0xffffffffu);

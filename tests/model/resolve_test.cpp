@@ -491,7 +491,7 @@ TEST(ResolveConstants, NodeNamesThenRulesThenInit) {
   EXPECT_TRUE(m.constants.is_fixed(4));
   EXPECT_FALSE(m.constants.is_fixed(5));
   Fact fresh{*m.find_pred("p"), {5}};
-  EXPECT_EQ(m.fact_to_string(fresh), "p(#0)");
+  EXPECT_EQ(m.fact_to_string(fresh), "p(#1)");
 }
 
 // ---- bounds -------------------------------------------------------------------------------
