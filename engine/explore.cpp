@@ -40,13 +40,22 @@ class VisitedSet {
 class Canonical {
  public:
   explicit Canonical(const CompiledModel& cm) : cm_(cm), canon_(cm.layout) {}
-  // Fills form; returns the state in canonical naming.
-  const hashing::GlobalState& of(const hashing::GlobalState& s, hashing::CanonicalForm& form) {
+  // The state about to be expanded: its successors are encoded by patching it.
+  void set_base(const hashing::GlobalState& s) {
+    if (!cm_.may_have_fresh) hashing::encode_segmented(s, cm_.layout, base_);
+  }
+  // Fills form; returns the state in canonical naming. `changed` (optional)
+  // lists the parts in which s differs from the base.
+  const hashing::GlobalState& of(const hashing::GlobalState& s, hashing::CanonicalForm& form,
+                                 const std::vector<uint32_t>* changed = nullptr) {
     if (cm_.may_have_fresh) {
       canon_.canonicalize(s, form);
       return form.state;
     }
-    hashing::encode(s, cm_.layout, form.bytes);
+    if (changed)
+      hashing::encode_patched(base_, s, cm_.layout, changed->data(), changed->size(), form.bytes);
+    else
+      hashing::encode(s, cm_.layout, form.bytes);
     form.fingerprint = hashing::fingerprint(form.bytes);
     ++plain_;
     return s;
@@ -61,6 +70,7 @@ class Canonical {
  private:
   const CompiledModel& cm_;
   hashing::Canonicalizer canon_;
+  hashing::SegmentedEncoding base_;
   uint64_t plain_ = 0;
 };
 
@@ -99,6 +109,7 @@ ExploreResult explore(const CompiledModel& cm, const ExploreOptions& opts) {
     }
     if (!hashing::decode(g.bytes(id), cm.layout, current)) throw std::logic_error("stored state does not decode");
     edges.clear();
+    canon.set_base(current);
     bool halt = false;
     gen.successors(current, [&](const EdgeLabel& label, const hashing::GlobalState& succ, const StepDetail& d) {
       if (halt) return;
@@ -107,7 +118,7 @@ ExploreResult explore(const CompiledModel& cm, const ExploreOptions& opts) {
         ++res.pruned_states;
         return;
       }
-      const hashing::GlobalState& named = canon.of(succ, form);
+      const hashing::GlobalState& named = canon.of(succ, form, d.changed_parts);
       if (opts.max_states && g.num_states() >= opts.max_states && !visited.contains(form)) {
         halt = true;
         stop("max-states");

@@ -83,6 +83,10 @@ void SuccessorGenerator::successors(const hashing::GlobalState& s, const Sink& s
           if (!detail.violation)
             for (uint32_t t : touched_)
               if ((detail.violation = check_channel_bound(succ_.channels[t], t, cm_))) break;
+          parts_.assign(1, arc.dst);
+          for (uint32_t t : touched_) parts_.push_back(layout.num_nodes + t);
+          std::sort(parts_.begin() + 1, parts_.end());
+          detail.changed_parts = &parts_;
           sink(EdgeLabel{a, r.db == s.dbs[arc.dst]}, succ_, detail);
           succ_.dbs[arc.dst] = s.dbs[arc.dst];
           for (uint32_t t : touched_) succ_.channels[t] = s.channels[t];

@@ -35,6 +35,9 @@ struct StepDetail {
   // The first bound the successor exceeds (only the parts the step changed
   // can exceed one, given that the source state is within bounds).
   std::optional<BoundViolation> violation;
+  // The parts of the state the step changed, ascending (see
+  // hashing::SegmentedEncoding): the node's DB and the channels touched.
+  const std::vector<uint32_t>* changed_parts = nullptr;
 };
 
 class SuccessorGenerator {
@@ -49,6 +52,7 @@ class SuccessorGenerator {
   InputEnumerator inputs_;
   hashing::GlobalState succ_;  // a copy of the state, edited in place per step and restored
   std::vector<uint32_t> touched_;
+  std::vector<uint32_t> parts_;
   std::vector<Word> scratch_;
 };
 

@@ -134,6 +134,57 @@ void encode(const GlobalState& s, const StateLayout& layout, std::string& out) {
   out.resize(static_cast<size_t>(p - out.data()));
 }
 
+namespace {
+
+// One part (a DB, extra = 0, or a channel, extra = 1) in the encode() format.
+inline char* put_part(char* p, const std::vector<Word>& words, const StateLayout& layout, uint32_t extra) {
+  p = put_varint(p, count_runs(words, layout, extra));
+  for (Word w : words) p = put_varint(p, w);
+  return p;
+}
+
+}  // namespace
+
+void encode_segmented(const GlobalState& s, const StateLayout& layout, SegmentedEncoding& out) {
+  encode(s, layout, out.bytes);
+  // Part boundaries: re-walk the varints (cheap, once per expanded state).
+  out.begin.resize(layout.num_nodes + layout.num_arcs + 1);
+  size_t pos = 0;
+  std::vector<char> tmp;
+  for (uint32_t part = 0; part < layout.num_nodes + layout.num_arcs; ++part) {
+    out.begin[part] = static_cast<uint32_t>(pos);
+    const auto& words = part < layout.num_nodes ? s.dbs[part] : s.channels[part - layout.num_nodes];
+    tmp.resize(5 * (words.size() + 1));
+    pos += static_cast<size_t>(put_part(tmp.data(), words, layout, part < layout.num_nodes ? 0 : 1) - tmp.data());
+  }
+  out.begin.back() = static_cast<uint32_t>(pos);
+}
+
+void encode_patched(const SegmentedEncoding& base, const GlobalState& s, const StateLayout& layout,
+                    const uint32_t* changed, size_t num_changed, std::string& out) {
+  size_t extra = 0;
+  for (size_t i = 0; i < num_changed; ++i) {
+    uint32_t part = changed[i];
+    extra += 5 * ((part < layout.num_nodes ? s.dbs[part] : s.channels[part - layout.num_nodes]).size() + 1);
+  }
+  out.resize(base.bytes.size() + extra);
+  char* p = out.data();
+  const char* src = base.bytes.data();
+  uint32_t copied_to = 0;  // base offset copied so far
+  for (size_t i = 0; i < num_changed; ++i) {
+    uint32_t part = changed[i];
+    if (i > 0 && part == changed[i - 1]) continue;
+    std::memcpy(p, src + copied_to, base.begin[part] - copied_to);
+    p += base.begin[part] - copied_to;
+    p = part < layout.num_nodes ? put_part(p, s.dbs[part], layout, 0)
+                                : put_part(p, s.channels[part - layout.num_nodes], layout, 1);
+    copied_to = base.begin[part + 1];
+  }
+  std::memcpy(p, src + copied_to, base.bytes.size() - copied_to);
+  p += base.bytes.size() - copied_to;
+  out.resize(static_cast<size_t>(p - out.data()));
+}
+
 std::string encode(const GlobalState& s, const StateLayout& layout) {
   std::string out;
   encode(s, layout, out);

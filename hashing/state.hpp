@@ -39,6 +39,19 @@ struct GlobalState {
 // prefixed by its fact (or entry) count.
 void encode(const GlobalState& s, const StateLayout& layout, std::string& out);
 std::string encode(const GlobalState& s, const StateLayout& layout);
+// The encoding split at its parts (node DBs, then channels: part n is node
+// n, part num_nodes + a is arc a), so that a successor that differs in a few
+// parts is encoded by copying the rest: the hot path of exploration.
+struct SegmentedEncoding {
+  std::string bytes;            // == encode(s)
+  std::vector<uint32_t> begin;  // byte offset of each part, plus the end
+};
+void encode_segmented(const GlobalState& s, const StateLayout& layout, SegmentedEncoding& out);
+// out = encode(s), given base = the segmented encoding of a state that
+// differs from s only in the `changed` parts (ascending; repeats allowed).
+void encode_patched(const SegmentedEncoding& base, const GlobalState& s, const StateLayout& layout,
+                    const uint32_t* changed, size_t num_changed, std::string& out);
+
 // Decodes bytes produced by encode(); returns false on malformed input
 // (truncated, trailing bytes, overlong varints, predicate ids out of range,
 // unsorted or duplicate facts, zero counts). Accepted bytes are exactly
