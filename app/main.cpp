@@ -25,9 +25,12 @@ void add_model_options(CLI::App& cmd, ModelOptions& opts, bool with_bounds) {
   cmd.add_option("--network", opts.overrides.network_spec,
                  "network: ring:N line:N star:N complete:N grid:RxC tree:N random:N:D:SEED or an edge-list file");
   if (!with_bounds) return;
-  cmd.add_option("--input-bound", opts.overrides.input_bound, "at most N facts per input DB");
-  cmd.add_option("--state-bound", opts.overrides.state_bound, "at most N distinct constants per node DB");
-  cmd.add_option("--channel-bound", opts.overrides.channel_bound, "at most N payloads per channel");
+  // CLI::Number: an empty value (`--state-bound "$UNSET"`) is an error, not "unbounded".
+  cmd.add_option("--input-bound", opts.overrides.input_bound, "at most N facts per input DB")->check(CLI::Number);
+  cmd.add_option("--state-bound", opts.overrides.state_bound, "at most N distinct constants per node DB")
+      ->check(CLI::Number);
+  cmd.add_option("--channel-bound", opts.overrides.channel_bound, "at most N payloads per channel")
+      ->check(CLI::Number);
 }
 
 }  // namespace

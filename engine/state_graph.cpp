@@ -36,7 +36,7 @@ StateId StateGraph::add_state(std::string_view bytes, const hashing::GlobalState
   return id;
 }
 
-void StateGraph::set_edges(StateId s, std::vector<Edge> edges) {
+void StateGraph::set_edges(StateId s, std::span<const Edge> edges) {
   // States are expanded in id order; unexpanded ones in between get no edges.
   while (edge_begin_.size() <= s) edge_begin_.push_back(edges_.size());
   edges_.insert(edges_.end(), edges.begin(), edges.end());

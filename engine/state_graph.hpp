@@ -36,7 +36,7 @@ class StateGraph {
   StateId add_state(std::string_view bytes, const hashing::GlobalState& s, StateId parent);
   // Sets the edges of the most recently expanded state; states are expanded
   // in id order, each exactly once (edges of unexpanded states are empty).
-  void set_edges(StateId s, std::vector<Edge> edges);
+  void set_edges(StateId s, std::span<const Edge> edges);
 
   uint32_t num_states() const { return static_cast<uint32_t>(offsets_.size()); }
   uint32_t num_nodes() const { return num_nodes_; }

@@ -376,7 +376,7 @@ void StepEvaluator::emit() {
   (*out_)(result_);
 }
 
-void StepEvaluator::evaluate(const StepInput& in, const std::function<void(const StepResult&)>& out) {
+void StepEvaluator::evaluate(const StepInput& in, FunctionRef<void(const StepResult&)> out) {
   out_ = &out;
   load(in);
   run_components(0);

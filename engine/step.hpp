@@ -5,10 +5,10 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <vector>
 
 #include "engine/compile.hpp"
+#include "engine/function_ref.hpp"
 
 namespace ddsmc::engine {
 
@@ -30,7 +30,7 @@ class StepEvaluator {
  public:
   explicit StepEvaluator(const CompiledModel& cm);
   // Calls `out` once per choice outcome (once when the program has no choice).
-  void evaluate(const StepInput& in, const std::function<void(const StepResult&)>& out);
+  void evaluate(const StepInput& in, FunctionRef<void(const StepResult&)> out);
 
  private:
   struct Relation {
@@ -68,7 +68,7 @@ class StepEvaluator {
   std::vector<uint32_t> cursors_;
   std::vector<Word> scratch_;
   std::vector<Word> sent_;  // [dest const, pred, args...]* derived so far
-  std::function<void(const StepResult&)> const* out_ = nullptr;
+  const FunctionRef<void(const StepResult&)>* out_ = nullptr;
   StepResult result_;
 };
 

@@ -47,7 +47,7 @@ void channel_remove(std::vector<Word>& ch, const Word* fact, const hashing::Stat
 
 SuccessorGenerator::SuccessorGenerator(const CompiledModel& cm) : cm_(cm), eval_(cm), inputs_(cm) {}
 
-void SuccessorGenerator::successors(const hashing::GlobalState& s, const Sink& sink) {
+void SuccessorGenerator::successors(const hashing::GlobalState& s, Sink sink) {
   const auto& layout = cm_.layout;
   const auto& net = cm_.model->network;
   static const std::vector<Word> no_fresh;

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <vector>
 
 #include "engine/bounds.hpp"
@@ -42,9 +41,9 @@ struct StepDetail {
 
 class SuccessorGenerator {
  public:
-  using Sink = std::function<void(const EdgeLabel&, const hashing::GlobalState&, const StepDetail&)>;
+  using Sink = FunctionRef<void(const EdgeLabel&, const hashing::GlobalState&, const StepDetail&)>;
   explicit SuccessorGenerator(const CompiledModel& cm);
-  void successors(const hashing::GlobalState& s, const Sink& sink);
+  void successors(const hashing::GlobalState& s, Sink sink);
 
  private:
   const CompiledModel& cm_;
