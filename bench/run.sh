@@ -27,4 +27,6 @@ PY
 }
 
 for n in 4 5 6 7 8 9 10; do run examples/flooding.d2c "ring:$n" always-total; done
-for n in 3 4 5; do run examples/leader_election.d2c "ring:$n" always-total; done
+# Leader election is bounded as declared only on its own ring:3; on ring:4
+# with larger bounds it has over 40 million states (not a quick benchmark).
+run examples/leader_election.d2c ring:3 always-total

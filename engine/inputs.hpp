@@ -1,8 +1,10 @@
 // The input DBs a step may receive (SPEC section 2, "Inputs"): every set of
 // at most `input` facts over the fixed constants, the constants of the
 // current global state, and fresh constants. Fresh constants are generated in
-// canonical order (first use in the sorted DB picks the next fresh id), so
-// isomorphic copies that only permute new constants are not produced.
+// canonical order (first use in the sorted DB picks the next fresh id), which
+// removes most copies that only permute new constants; with arity >= 2 some
+// remain (e.g. {p(#1,a), p(#2,#1)} and {p(#1,#2), p(#2,a)}), costing only
+// work: the canonical form merges their successors.
 #pragma once
 
 #include <vector>

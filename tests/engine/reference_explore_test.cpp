@@ -265,10 +265,21 @@ struct RandomExploreStats {
   uint64_t states = 0, max_states = 0;
 };
 
-void random_explore(uint64_t seed, int want, bool naive_too, RandomExploreStats& st) {
-  Rng rng(seed);
+struct RandomExploreConfig {
+  uint64_t seed = 0;
+  int want = 0;                      // programs to compare
+  bool with_input = true;            // the program declares and reads an input predicate
+  std::vector<std::string> networks;  // picked uniformly
+  uint32_t max_state_bound = 2, max_channel_bound = 2;
+  double input_bound_two = 0.25;     // chance of `input 2`
+  uint32_t max_states = 1500;
+  uint32_t naive_below = 150;        // also compare with naive successors up to this many classes
+};
+
+void random_explore(const RandomExploreConfig& cfg, RandomExploreStats& st) {
+  Rng rng(cfg.seed);
   GenOptions opt;
-  opt.min_input = opt.max_input = 1;
+  opt.min_input = opt.max_input = cfg.with_input ? 1 : 0;
   opt.max_input_arity = 1;
   opt.max_state = 2;
   opt.max_transport_arity = 1;
@@ -277,23 +288,24 @@ void random_explore(uint64_t seed, int want, bool naive_too, RandomExploreStats&
   ProgramGenerator gen(rng, opt);
   int failures = 0;
   int attempts = 0;
-  while (st.compared < want && failures == 0 && attempts < want * 20) {
+  while (st.compared < cfg.want && failures == 0 && attempts < cfg.want * 20) {
     ++attempts;
-    std::string text = coin(rng, 0.8) ? gen.generate_explore() : gen.generate();
+    std::string text = cfg.with_input && coin(rng, 0.8) ? gen.generate_explore() : gen.generate();
     model::Overrides ov;
-    ov.network_spec = coin(rng, 0.7) ? "line:2" : (coin(rng, 0.5) ? "line:1" : "ring:3");
-    ov.state_bound = uni(rng, 1, 2);
-    ov.channel_bound = uni(rng, 1, 2);
-    ov.input_bound = coin(rng, 0.25) ? 2 : 1;
+    ov.network_spec = pick(rng, cfg.networks);
+    ov.state_bound = uni(rng, 1, cfg.max_state_bound);
+    ov.channel_bound = uni(rng, 1, cfg.max_channel_bound);
+    if (cfg.with_input) ov.input_bound = coin(rng, cfg.input_bound_two) ? 2 : 1;
     auto m = load_text(text, ov);
     if (!m) continue;
     ++st.programs;
     engine::CompiledModel cm = engine::compile(*m);
     engine::SuccessorGenerator sg(cm);
     std::string what = "random program (network " + *ov.network_spec + ", state " + std::to_string(*ov.state_bound) +
-                       ", channel " + std::to_string(*ov.channel_bound) + ", input " + std::to_string(*ov.input_bound) + ", on-bound prune):\n" + text;
+                       ", channel " + std::to_string(*ov.channel_bound) + ", input " +
+                       std::to_string(m->bounds.input) + ", on-bound prune):\n" + text;
     Comparison c = compare_explore(
-        *m, cm, [&](const GlobalState& s) { return engine_successors(sg, s); }, 1500, what);
+        *m, cm, [&](const GlobalState& s) { return engine_successors(sg, s); }, cfg.max_states, what);
     if (c.outcome != Outcome::Compared) {
       ++st.skipped;
       continue;
@@ -303,28 +315,77 @@ void random_explore(uint64_t seed, int want, bool naive_too, RandomExploreStats&
     st.max_states = std::max<uint64_t>(st.max_states, c.states);
     if (c.fresh_states) ++st.with_fresh;
     if (c.bound_hit) ++st.bound_hit;
-    if (naive_too && c.states <= 150) {
+    if (c.states <= cfg.naive_below) {
       RefSuccessors naive(cm, StepImpl::Reference);
-      Comparison n = compare_explore(*m, cm, std::ref(naive), 1500, what + "(naive successors)");
+      Comparison n = compare_explore(*m, cm, std::ref(naive), cfg.max_states, what + "(naive successors)");
       if (n.outcome == Outcome::Compared) ++st.compared_naive;
     }
     if (::testing::Test::HasFailure()) ++failures;  // one reproducer is enough
   }
 }
 
+void print_stats(const char* what, const RandomExploreStats& st, double secs) {
+  std::cout << "[RefExplore] " << what << ": " << st.programs << " programs loaded, " << st.compared << " compared ("
+            << st.compared_naive << " also with naive successors, " << st.with_fresh
+            << " reaching fresh constants, " << st.bound_hit << " with states cut by a bound), " << st.skipped
+            << " skipped; " << st.states << " states in all, largest " << st.max_states << "; " << secs << " s\n";
+}
+
 TEST(RefExplore, RandomProgramsWithInputsAgree) {
   auto t0 = std::chrono::steady_clock::now();
   RandomExploreStats st;
-  random_explore(99, 400, true, st);
-  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::cout << "[RefExplore] random: " << st.programs << " programs loaded, " << st.compared << " compared ("
-            << st.compared_naive << " also with naive successors, " << st.with_fresh
-            << " reaching fresh constants, " << st.bound_hit << " with states cut by a bound), " << st.skipped << " skipped; " << st.states
-            << " states in all, largest " << st.max_states << "; " << secs << " s\n";
+  RandomExploreConfig cfg;
+  cfg.seed = 99;
+  cfg.want = 400;
+  cfg.networks = {"line:2", "line:2", "line:2", "line:2", "line:1", "line:1", "ring:3"};
+  random_explore(cfg, st);
+  print_stats("random, input", st, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  if (::testing::Test::HasFailure()) return;
   EXPECT_GE(st.compared, 400);
   EXPECT_GE(st.compared_naive, 150);
   EXPECT_GE(st.with_fresh, 120);
-  EXPECT_GE(st.bound_hit, 120);
+  EXPECT_GE(st.bound_hit, 80);
+}
+
+// Three-node networks with inputs: more interleavings, more fresh constants.
+TEST(RefExplore, RandomProgramsWithInputsOnThreeNodesAgree) {
+  auto t0 = std::chrono::steady_clock::now();
+  RandomExploreStats st;
+  RandomExploreConfig cfg;
+  cfg.seed = 1234;
+  cfg.want = 100;
+  cfg.networks = {"ring:3", "line:3"};
+  cfg.input_bound_two = 0.1;
+  cfg.max_states = 2500;
+  cfg.naive_below = 60;
+  random_explore(cfg, st);
+  print_stats("random, input, 3 nodes", st,
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  if (::testing::Test::HasFailure()) return;
+  EXPECT_GE(st.compared, 100);
+  EXPECT_GE(st.with_fresh, 20);
+}
+
+// No input: no fresh constants (the engine's plain-encoding path), larger
+// networks and bounds.
+TEST(RefExplore, RandomProgramsWithoutInputsOnLargerNetworksAgree) {
+  auto t0 = std::chrono::steady_clock::now();
+  RandomExploreStats st;
+  RandomExploreConfig cfg;
+  cfg.seed = 555;
+  cfg.want = 150;
+  cfg.with_input = false;
+  cfg.networks = {"ring:3", "line:3", "star:4", "complete:3", "ring:4"};
+  cfg.max_state_bound = 3;
+  cfg.max_states = 3000;
+  cfg.naive_below = 80;
+  random_explore(cfg, st);
+  print_stats("random, no input, larger networks", st,
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  if (::testing::Test::HasFailure()) return;
+  EXPECT_GE(st.compared, 150);
+  EXPECT_EQ(st.with_fresh, 0);
+  EXPECT_GE(st.bound_hit, 20);
 }
 
 }  // namespace

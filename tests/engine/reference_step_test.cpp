@@ -2,10 +2,12 @@
 // reference_step_impl.hpp (SPEC section 2, "One step" and "Choice"): random
 // programs, random node DBs, messages and inputs, compared as sets of
 // distinct outcomes; plus hand-written programs with hand-derived outcomes,
-// checked against both.
+// checked against both. A disagreement prints the program, the network, the
+// step input (node, DB, message and source, input DB) and both outcome sets.
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <iostream>
 
 #include "engine/compile.hpp"
@@ -104,7 +106,8 @@ TEST(RefStep, RandomProgramsAgreeWithReference) {
     std::string err;
     auto m = load_text(text, network_override(net), &err);
     if (!m) {
-      if (getenv("REF_SHOW_REJECTED")) std::cout << text << err << "\n";
+      // REF_SHOW_REJECTED=1 prints the generated programs the static checks reject.
+      if (std::getenv("REF_SHOW_REJECTED")) std::cout << text << err << "\n";
       ++t.rejected;
       continue;
     }
