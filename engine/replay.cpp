@@ -7,18 +7,6 @@
 namespace ddsmc::engine {
 namespace {
 
-std::vector<std::vector<Word>> runs(const std::vector<Word>& words, size_t lead, const hashing::StateLayout& layout) {
-  std::vector<std::vector<Word>> out;
-  for (size_t i = 0; i < words.size();) {
-    size_t len = lead + layout.fact_words(words[i + lead]);
-    out.emplace_back(words.begin() + i, words.begin() + i + len);
-    i += len;
-  }
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
-}
-
 bool channel_has(const std::vector<Word>& ch, const std::vector<Word>& fact, const hashing::StateLayout& layout) {
   for (size_t i = 0; i < ch.size();) {
     size_t len = layout.fact_words(ch[i]);
@@ -63,7 +51,7 @@ ReplayResult replay(const CompiledModel& cm, const std::vector<ReplayStep>& step
     if (st.arc >= layout.num_arcs) return fail("no such channel");
     if (st.payload.empty() || !channel_has(cur.channels[st.arc], st.payload, layout))
       return fail("the channel does not hold that payload");
-    size_t input_facts = runs(st.input, 0, layout).size();
+    size_t input_facts = hashing::sorted_runs(st.input, 0, layout).size();
     if (input_facts > cm.model->bounds.input)
       return fail("the input has " + std::to_string(input_facts) + " facts, more than the input bound " +
                   std::to_string(cm.model->bounds.input));
@@ -73,8 +61,8 @@ ReplayResult replay(const CompiledModel& cm, const std::vector<ReplayStep>& step
     std::vector<Word> input = st.input;
     hashing::normalize_db(input, layout);
     // The recorded effect: the new DB and the messages as sets.
-    auto old_db = runs(cur.dbs[arc.dst], 0, layout);
-    auto added = runs(st.added, 0, layout), removed = runs(st.removed, 0, layout);
+    auto old_db = hashing::sorted_runs(cur.dbs[arc.dst], 0, layout);
+    auto added = hashing::sorted_runs(st.added, 0, layout), removed = hashing::sorted_runs(st.removed, 0, layout);
     for (const auto& f : removed)
       if (!std::binary_search(old_db.begin(), old_db.end(), f)) return fail("a removed fact is not in the node's DB");
     for (const auto& f : added)
@@ -86,7 +74,7 @@ ReplayResult replay(const CompiledModel& cm, const std::vector<ReplayStep>& step
     want_db.insert(want_db.end(), added.begin(), added.end());
     std::sort(want_db.begin(), want_db.end());
     want_db.erase(std::unique(want_db.begin(), want_db.end()), want_db.end());
-    auto want_sent = runs(st.sent, 1, layout);
+    auto want_sent = hashing::sorted_runs(st.sent, 1, layout);
 
     bool matched = false;
     StepInput in{arc.dst, &cur.dbs[arc.dst], arc.src, st.payload.data(), &input};
@@ -94,8 +82,8 @@ ReplayResult replay(const CompiledModel& cm, const std::vector<ReplayStep>& step
     std::optional<ReplayStep> first;
     eval.evaluate(in, [&](const StepResult& r) {
       if (matched) return;
-      auto got_db = runs(r.db, 0, layout);
-      auto got_sent = runs(r.sent, 1, layout);
+      auto got_db = hashing::sorted_runs(r.db, 0, layout);
+      auto got_sent = hashing::sorted_runs(r.sent, 1, layout);
       if (got_db != want_db || got_sent != want_sent) {
         if (!first) {
           ReplayStep c;

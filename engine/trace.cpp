@@ -5,20 +5,6 @@
 #include "hashing/canonical.hpp"
 
 namespace ddsmc::engine {
-namespace {
-
-// Splits a normalized DB into its facts as word runs.
-std::vector<std::vector<Word>> facts_of(const std::vector<Word>& db, const hashing::StateLayout& layout) {
-  std::vector<std::vector<Word>> out;
-  for (size_t i = 0; i < db.size();) {
-    size_t len = layout.fact_words(db[i]);
-    out.emplace_back(db.begin() + i, db.begin() + i + len);
-    i += len;
-  }
-  return out;
-}
-
-}  // namespace
 
 ConcreteStep make_step(const CompiledModel& cm, const hashing::GlobalState& before, const hashing::GlobalState& after,
                        const StepDetail& d) {
@@ -30,8 +16,8 @@ ConcreteStep make_step(const CompiledModel& cm, const hashing::GlobalState& befo
   st.from = arc.src;
   st.payload.assign(d.payload, d.payload + cm.layout.fact_words(d.payload[0]));
   st.input = *d.input;
-  auto old_facts = facts_of(before.dbs[arc.dst], cm.layout);
-  auto new_facts = facts_of(after.dbs[arc.dst], cm.layout);
+  auto old_facts = hashing::sorted_runs(before.dbs[arc.dst], 0, cm.layout);
+  auto new_facts = hashing::sorted_runs(after.dbs[arc.dst], 0, cm.layout);
   for (const auto& f : new_facts)
     if (!std::binary_search(old_facts.begin(), old_facts.end(), f)) st.added.insert(st.added.end(), f.begin(), f.end());
   for (const auto& f : old_facts)

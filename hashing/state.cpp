@@ -145,6 +145,18 @@ inline char* put_part(char* p, const std::vector<Word>& words, const StateLayout
 
 }  // namespace
 
+std::vector<std::vector<Word>> sorted_runs(const std::vector<Word>& words, size_t lead, const StateLayout& layout) {
+  std::vector<std::vector<Word>> out;
+  for (size_t i = 0; i < words.size();) {
+    size_t len = lead + layout.fact_words(words[i + lead]);
+    out.emplace_back(words.begin() + i, words.begin() + i + len);
+    i += len;
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 void encode_segmented(const GlobalState& s, const StateLayout& layout, SegmentedEncoding& out) {
   encode(s, layout, out.bytes);
   // Part boundaries: re-walk the varints (cheap, once per expanded state).

@@ -63,6 +63,10 @@ bool decode(std::string_view bytes, const StateLayout& layout, GlobalState& out)
 void normalize_db(std::vector<Word>& db, const StateLayout& layout);
 void normalize_channel(std::vector<Word>& channel, const StateLayout& layout);
 
+// The runs of a word list ([lead words..., pred, args...]*, `lead` words
+// before each fact) as separate vectors, sorted and without duplicates.
+std::vector<std::vector<Word>> sorted_runs(const std::vector<Word>& words, size_t lead, const StateLayout& layout);
+
 // The distinct fresh constants of a state, ascending.
 std::vector<Word> fresh_constants(const GlobalState& s, const StateLayout& layout);
 // The same into `out`, reusing its buffer.
