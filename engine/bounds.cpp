@@ -25,13 +25,16 @@ std::optional<BoundViolation> check_db_bound(const std::vector<Word>& db, uint32
 std::optional<BoundViolation> check_channel_bound(const std::vector<Word>& ch, uint32_t arc, const CompiledModel& cm) {
   const auto& b = cm.model->bounds;
   if (!b.channel) return std::nullopt;
-  uint32_t total = 0;
+  uint64_t total = 0;  // counts are 32-bit each: their sum may not be
   for (size_t i = 0; i < ch.size();) {
     size_t len = cm.layout.fact_words(ch[i]);
     total += ch[i + len];
     i += len + 1;
   }
-  if (total > *b.channel) return BoundViolation{BoundViolation::Kind::Channel, arc, total, *b.channel};
+  if (total > *b.channel) {
+    auto value = static_cast<uint32_t>(std::min<uint64_t>(total, UINT32_MAX));
+    return BoundViolation{BoundViolation::Kind::Channel, arc, value, *b.channel};
+  }
   return std::nullopt;
 }
 

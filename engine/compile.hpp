@@ -81,7 +81,7 @@ struct CompiledModel {
   std::vector<RulePlan> rules;  // same indices as Model::rules
   std::vector<ComponentPlan> components;
   std::vector<uint32_t> transport_rules;
-  std::vector<model::PredId> input_preds;
+  std::vector<model::PredId> input_preds;  // the input predicates some rule body reads
   // Only input introduces constants that are not fixed: without it no state
   // has fresh constants and canonicalization is the plain encoding.
   bool may_have_fresh = false;

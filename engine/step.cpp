@@ -18,46 +18,26 @@ void for_each_fact(const std::vector<Word>& words, const hashing::StateLayout& l
 
 }  // namespace
 
-StepEvaluator::StepEvaluator(const CompiledModel& cm) : cm_(cm) {
-  size_t preds = cm.layout.arity.size();
-  state_.resize(preds);
-  prev_.resize(preds);
-  input_.resize(preds);
+StepEvaluator::StepEvaluator(const CompiledModel& cm) : cm_(cm), sent_(cm.layout) {
+  for (uint32_t arity : cm.layout.arity) {
+    state_.emplace_back(arity);
+    prev_.emplace_back(arity);
+    input_.emplace_back(arity);
+  }
   uint32_t max_vars = 0;
   for (const auto& r : cm.rules) max_vars = std::max(max_vars, r.num_vars);
   vars_.assign(max_vars, 0);
 }
 
-bool StepEvaluator::insert(Relation& r, uint32_t arity, const Word* tuple) {
-  if (arity == 0) {
-    if (r.count) return false;
-    r.count = 1;
-    return true;
-  }
-  // Node DBs hold tens of facts: a linear scan beats any index here.
-  for (uint32_t t = 0; t < r.count; ++t)
-    if (std::equal(tuple, tuple + arity, r.tuples.data() + size_t(t) * arity)) return false;
-  r.tuples.insert(r.tuples.end(), tuple, tuple + arity);
-  ++r.count;
-  return true;
-}
-
 void StepEvaluator::load(const StepInput& in) {
   in_ = &in;
   for (auto* rels : {&state_, &prev_, &input_})
-    for (auto& r : *rels) {
-      r.tuples.clear();
-      r.count = 0;
-    }
+    for (auto& r : *rels) r.clear();
   const auto& layout = cm_.layout;
   // Every source is a normalized fact list (sorted, no duplicates) and the
   // DB holds no built-ins, so facts are appended without a duplicate check.
   auto fill = [&](std::vector<Relation>& rels, const std::vector<Word>& facts) {
-    for_each_fact(facts, layout, [&](Word pred, const Word* args) {
-      Relation& r = rels[pred];
-      r.tuples.insert(r.tuples.end(), args, args + layout.arity[pred]);
-      ++r.count;
-    });
+    for_each_fact(facts, layout, [&](Word pred, const Word* args) { rels[pred].append(args); });
   };
   fill(prev_, *in.db);
   fill(prev_, cm_.builtins[in.node]);
@@ -99,14 +79,13 @@ bool StepEvaluator::match_literal(const LiteralPlan& lp, uint32_t& cursor) {
   }
   const auto& rels = lp.source == Source::State ? state_ : lp.source == Source::Prev ? prev_ : input_;
   const Relation& r = rels[lp.pred];
-  uint32_t arity = cm_.layout.arity[lp.pred];
-  for (uint32_t t = cursor; t < r.count; ++t) {
-    if (match_args(r.tuples.data() + size_t(t) * arity)) {
+  for (uint32_t t = cursor; t < r.count(); ++t) {
+    if (match_args(r.tuple(t))) {
       cursor = t + 1;
       return true;
     }
   }
-  cursor = r.count;
+  cursor = r.count();
   return false;
 }
 
@@ -177,13 +156,12 @@ void StepEvaluator::run_fixpoint(const ComponentPlan& comp) {
         fired = true;
         head_tuple(p, buf);
       });
-      uint32_t arity = cm_.layout.arity[p.head_pred];
       Relation& r = state_[p.head_pred];
-      if (arity == 0) {
-        if (fired) changed |= insert(r, 0, nullptr);
+      if (r.arity() == 0) {
+        if (fired) changed |= r.insert(nullptr);
         continue;
       }
-      for (size_t k = 0; k < buf.size(); k += arity) changed |= insert(r, arity, buf.data() + k);
+      for (size_t k = 0; k < buf.size(); k += r.arity()) changed |= r.insert(buf.data() + k);
     }
     if (!comp.recursive) break;  // its rules read only earlier components: one pass is the fixpoint
   }
@@ -248,24 +226,20 @@ void StepEvaluator::run_components(size_t first) {
     // Choice rules fire first; their bodies read only earlier components (rule 4).
     std::vector<std::vector<ChoiceGroup>> per_rule(comp.choice_rules.size());
     for (size_t j = 0; j < comp.choice_rules.size(); ++j) collect_choice(cm_.rules[comp.choice_rules[j]], per_rule[j]);
-    std::vector<std::pair<size_t, uint32_t>> snapshot;
-    for (const auto& r : state_) snapshot.emplace_back(r.tuples.size(), r.count);
+    std::vector<uint32_t> snapshot;
+    for (const auto& r : state_) snapshot.push_back(r.count());
     auto restore = [&] {
-      for (size_t p = 0; p < state_.size(); ++p) {
-        state_[p].tuples.resize(snapshot[p].first);
-        state_[p].count = snapshot[p].second;
-      }
+      for (size_t p = 0; p < state_.size(); ++p) state_[p].truncate(snapshot[p]);
     };
     for_each_outcome(
         per_rule,
         [&](size_t j, const std::vector<Word>& heads) {
-          const RulePlan& p = cm_.rules[comp.choice_rules[j]];
-          uint32_t arity = cm_.layout.arity[p.head_pred];
-          if (arity == 0) {
-            insert(state_[p.head_pred], 0, nullptr);
+          Relation& r = state_[cm_.rules[comp.choice_rules[j]].head_pred];
+          if (r.arity() == 0) {
+            r.insert(nullptr);
             return;
           }
-          for (size_t k = 0; k < heads.size(); k += arity) insert(state_[p.head_pred], arity, heads.data() + k);
+          for (size_t k = 0; k < heads.size(); k += r.arity()) r.insert(heads.data() + k);
         },
         [&] {
           run_fixpoint(comp);
@@ -283,19 +257,10 @@ void StepEvaluator::derive_transport(const RulePlan& p) {
   join(p, [&] { head_tuple(p, buf); });
   uint32_t w = 1 + cm_.layout.arity[p.head_pred];  // dest + args
   for (size_t k = 0; k < buf.size(); k += w) {
-    // sent_ holds [dest, pred, args...] runs; messages are a set.
-    bool seen = false;
-    for (size_t i = 0; i < sent_.size() && !seen;) {
-      Word pred = sent_[i + 1];
-      size_t len = 2 + cm_.layout.arity[pred];
-      seen = pred == p.head_pred && sent_[i] == buf[k] && std::equal(buf.begin() + k + 1, buf.begin() + k + w,
-                                                                      sent_.begin() + i + 2);
-      i += len;
-    }
-    if (seen) continue;
-    sent_.push_back(buf[k]);
-    sent_.push_back(p.head_pred);
-    sent_.insert(sent_.end(), buf.begin() + k + 1, buf.begin() + k + w);
+    run_.assign(1, buf[k]);
+    run_.push_back(p.head_pred);
+    run_.insert(run_.end(), buf.begin() + k + 1, buf.begin() + k + w);
+    sent_.add(run_.data());
   }
 }
 
@@ -312,7 +277,7 @@ void StepEvaluator::run_transport() {
   if (choice_rules.empty()) return emit();
   std::vector<std::vector<ChoiceGroup>> per_rule(choice_rules.size());
   for (size_t j = 0; j < choice_rules.size(); ++j) collect_choice(cm_.rules[choice_rules[j]], per_rule[j]);
-  size_t sent_size = sent_.size();
+  size_t sent_size = sent_.runs().size();
   std::vector<Word> picked;
   for_each_outcome(
       per_rule,
@@ -327,20 +292,10 @@ void StepEvaluator::run_transport() {
       },
       [&] {
         // Add the picked messages, keeping the set semantics.
-        for (size_t i = 0; i < picked.size();) {
-          size_t len = 2 + cm_.layout.arity[picked[i + 1]];
-          bool seen = false;
-          for (size_t s = 0; s < sent_.size() && !seen;) {
-            size_t slen = 2 + cm_.layout.arity[sent_[s + 1]];
-            seen = slen == len && std::equal(picked.begin() + i, picked.begin() + i + len, sent_.begin() + s);
-            s += slen;
-          }
-          if (!seen) sent_.insert(sent_.end(), picked.begin() + i, picked.begin() + i + len);
-          i += len;
-        }
+        for (size_t i = 0; i < picked.size(); i += sent_.run_words(picked.data() + i)) sent_.add(picked.data() + i);
         picked.clear();
         emit();
-        sent_.resize(sent_size);
+        sent_.truncate(sent_size);
       });
 }
 
@@ -349,28 +304,27 @@ void StepEvaluator::emit() {
   result_.db.clear();
   for (size_t p = model::kNumBuiltins; p < state_.size(); ++p) {
     const Relation& r = state_[p];
-    uint32_t arity = layout.arity[p];
-    for (uint32_t t = 0; t < r.count; ++t) {
+    for (uint32_t t = 0; t < r.count(); ++t) {
       result_.db.push_back(static_cast<Word>(p));
-      result_.db.insert(result_.db.end(), r.tuples.begin() + size_t(t) * arity,
-                        r.tuples.begin() + size_t(t + 1) * arity);
+      result_.db.insert(result_.db.end(), r.tuple(t), r.tuple(t) + r.arity());
     }
   }
-  if (state_[model::kError].count) result_.db.push_back(model::kError);
+  if (state_[model::kError].count()) result_.db.push_back(model::kError);
   hashing::normalize_db(result_.db, layout);
 
   result_.sent.clear();
   result_.dropped.clear();
   const auto& net = cm_.model->network;
   model::NodeId me = in_->node;
-  for (size_t i = 0; i < sent_.size();) {
-    Word dest = sent_[i];
-    size_t len = 2 + layout.arity[sent_[i + 1]];
+  const std::vector<Word>& sent = sent_.runs();
+  for (size_t i = 0; i < sent.size();) {
+    Word dest = sent[i];
+    size_t len = 2 + layout.arity[sent[i + 1]];
     int32_t node = dest < cm_.node_of_const.size() ? cm_.node_of_const[dest] : -1;
     bool arc = node >= 0 && (static_cast<model::NodeId>(node) == me || net.adjacent(me, node));
     auto& target = arc ? result_.sent : result_.dropped;
     target.push_back(arc ? static_cast<Word>(node) : dest);
-    target.insert(target.end(), sent_.begin() + i + 1, sent_.begin() + i + len);
+    target.insert(target.end(), sent.begin() + i + 1, sent.begin() + i + len);
     i += len;
   }
   (*out_)(result_);

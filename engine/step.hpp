@@ -9,6 +9,7 @@
 
 #include "engine/compile.hpp"
 #include "engine/function_ref.hpp"
+#include "engine/relation.hpp"
 
 namespace ddsmc::engine {
 
@@ -33,10 +34,6 @@ class StepEvaluator {
   void evaluate(const StepInput& in, FunctionRef<void(const StepResult&)> out);
 
  private:
-  struct Relation {
-    std::vector<Word> tuples;  // arity words per fact (none for arity 0)
-    uint32_t count = 0;
-  };
   struct ChoiceGroup {
     std::vector<std::vector<Word>> heads_per_pick;  // head tuples derived for each picked value
   };
@@ -53,7 +50,6 @@ class StepEvaluator {
   bool negation_holds(const LiteralPlan& lp);  // a negated literal: no fact matches
   bool constraint_holds(const ConstraintPlan& c) const;
   Word value(const ArgOp& op) const { return op.kind == ArgOp::Kind::Const ? op.value : vars_[op.value]; }
-  bool insert(Relation& r, uint32_t arity, const Word* tuple);
   void head_tuple(const RulePlan& p, std::vector<Word>& out) const;
   void derive_transport(const RulePlan& p);
   // Choice rules: group their substitutions and enumerate every outcome.
@@ -67,7 +63,8 @@ class StepEvaluator {
   std::vector<Word> vars_;
   std::vector<uint32_t> cursors_;
   std::vector<Word> scratch_;
-  std::vector<Word> sent_;  // [dest const, pred, args...]* derived so far
+  std::vector<Word> run_;    // one message being added
+  MessageSet sent_;         // [dest const, pred, args...]* derived so far
   const FunctionRef<void(const StepResult&)>* out_ = nullptr;
   StepResult result_;
 };

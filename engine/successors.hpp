@@ -53,11 +53,17 @@ class SuccessorGenerator {
   std::vector<uint32_t> touched_;
   std::vector<uint32_t> parts_;
   std::vector<Word> scratch_;
+  std::vector<Word> fresh_;  // the fresh constants of the state being expanded
 };
 
 // The initial global state (SPEC section 2): init facts, `start` on every
 // self-loop, all other channels empty.
 hashing::GlobalState initial_state(const CompiledModel& cm);
+
+// Adds a step's messages (StepResult::sent of node `from`) to their
+// channels; `touched` gets the arcs sent on, ascending and distinct.
+void send_messages(hashing::GlobalState& s, model::NodeId from, const std::vector<Word>& sent, const CompiledModel& cm,
+                   std::vector<uint32_t>& touched);
 
 // Channel multiset edits on [pred, args..., count] runs, kept sorted.
 void channel_add(std::vector<Word>& channel, const Word* fact, const hashing::StateLayout& layout);
