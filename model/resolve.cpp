@@ -96,6 +96,7 @@ class Resolver {
       : prog_(program), ov_(overrides), diag_(diag) {}
 
   std::optional<Model> run() {
+    diag_.set_phase(Phase::Resolve);
     m_.file = prog_.file;
     declare_builtins();
     declare();
@@ -271,8 +272,7 @@ class Resolver {
         ok = false;
         continue;
       }
-      uint64_t key = (uint64_t{std::min(x, y)} << 32) | std::max(x, y);
-      auto [it, inserted] = seen.try_emplace(key, a.loc);
+      auto [it, inserted] = seen.try_emplace(undirected_edge_key(x, y), a.loc);
       if (!inserted) {
         diag_.error(a.loc, fmt::format("network edge '{} - {}' is written twice (first at {})", a.name, b.name,
                                        loc_text(it->second)));
@@ -841,6 +841,32 @@ class Resolver {
     m_.bounds.input = ov_.input_bound ? *ov_.input_bound : value[0] ? *value[0] : (declares_input_ ? 1u : 0u);
     m_.bounds.state = ov_.state_bound ? ov_.state_bound : value[1];
     m_.bounds.channel = ov_.channel_bound ? ov_.channel_bound : value[2];
+    check_constant_ids(ov_.input_bound ? Loc{} : first[0].value_or(Loc{}));
+  }
+
+  // The fresh constants of an input DB (at most bound x the largest input
+  // arity) and the fixed constants must all have ids below kMaxConstantIds.
+  // Computed in 64 bits: the bound and the arity are below 2^32 and 2^7.
+  void check_constant_ids(Loc bound_loc) {
+    uint32_t arity = 0;
+    const Predicate* widest = nullptr;
+    for (const Predicate& p : m_.preds) {
+      if (p.kind == PredKind::Input && (!widest || p.arity > arity)) {
+        arity = p.arity;
+        widest = &p;
+      }
+    }
+    const uint64_t fresh = uint64_t{m_.bounds.input} * arity, fixed = m_.constants.size();
+    if (fresh + fixed <= kMaxConstantIds) return;
+    if (fresh == 0) {
+      diag_.error(Loc{}, fmt::format("the model has {} fixed constants, more than the limit of {} constant ids", fixed,
+                                     kMaxConstantIds));
+      return;
+    }
+    diag_.error(bound_loc, fmt::format("input bound {} is too large: input DBs of {} facts of '{}' (arity {}) may "
+                                       "hold {} fresh constants; with {} that exceeds the limit of {} constant ids",
+                                       m_.bounds.input, m_.bounds.input, widest->name, arity, fresh,
+                                       plural(fixed, "fixed constant"), kMaxConstantIds));
   }
 
   // ---- warnings -----------------------------------------------------------

@@ -11,6 +11,7 @@
 #include <variant>
 #include <vector>
 
+#include "model/lexical.hpp"
 #include "model/load.hpp"
 #include "model/parser.hpp"
 #include "model/printer.hpp"
@@ -28,11 +29,13 @@ inline std::string check_diagnostics(const model::Diagnostics& diag, std::string
                                      const char* what) {
   if (have_model == diag.has_errors())
     return std::string(what) + (have_model ? ": a model came back along with errors" : ": no model but no error");
-  // Locations must point into the text (or be unset).
+  // Locations must point into the text (or be unset). LF, CR and CRLF each end a line.
   size_t lines = 1;
-  for (char c : text) lines += c == '\n';
+  for (size_t i = 0; i < text.size(); ++i)
+    lines += text[i] == '\n' || (text[i] == '\r' && (i + 1 == text.size() || text[i + 1] != '\n'));
   for (const auto& d : diag.all()) {
     if (d.message.empty()) return std::string(what) + ": empty diagnostic message";
+    if (!model::is_valid_utf8(d.message)) return std::string(what) + ": a message that is not UTF-8: " + d.format();
     for (char c : d.message) {
       auto u = static_cast<unsigned char>(c);
       if (u < 0x20 || u == 0x7f)
@@ -85,8 +88,11 @@ inline std::string check_model(const model::Model& m) {
     }
     if (!self) return bad("a node without its self-loop arc");
   }
-  for (ConstId c = 0; c < m.constants.size(); ++c)
+  for (ConstId c = 0; c < m.constants.size(); ++c) {
     if (m.constants.find(m.constants.spelling(c)) != c) return bad("constant table is not a bijection");
+    // Constants reach the JSON reports and traces, which must be UTF-8.
+    if (!is_valid_utf8(m.constants.spelling(c))) return bad("a constant that is not UTF-8");
+  }
 
   auto term_ok = [&](const RTerm& t, const RRule& r) {
     return t.is_var ? t.id < r.num_vars() : t.id < m.constants.size();
