@@ -4,7 +4,6 @@
 
 #include <array>
 #include <boost/locale/utf.hpp>
-#include <cctype>
 
 namespace ddsmc::model {
 namespace {
@@ -12,10 +11,11 @@ namespace {
 constexpr std::array<std::string_view, 11> kReserved = {"if",        "not",  "prev", "choice",  "input", "state",
                                                         "transport", "init", "at",   "network", "bounds"};
 
-bool is_ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+// ASCII only, whatever the C locale says.
 bool is_lower(char c) { return c >= 'a' && c <= 'z'; }
 bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_ident_char(char c) { return is_lower(c) || is_upper(c) || is_digit(c) || c == '_'; }
 
 std::string escaped_byte(char c) { return fmt::format("\\x{:02x}", static_cast<unsigned char>(c)); }
 
