@@ -50,7 +50,7 @@ void print_summary(const model::Model& m, size_t warnings) {
 int run_lint(const ModelOptions& opts) {
   model::Diagnostics diag(opts.path);
   auto m = model::load_model(opts.path, opts.overrides, diag);
-  size_t warnings = diag.all().size() - diag.error_count();
+  size_t warnings = diag.warning_count();
   std::fputs(diag.format_all().c_str(), stderr);
   if (!m) {
     std::fprintf(stderr, "%s: %zu error%s\n", opts.path.c_str(), diag.error_count(),

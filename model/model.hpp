@@ -36,6 +36,13 @@ inline constexpr PredId kError = 2;     // state error/0
 inline constexpr PredId kStart = 3;     // transport start/0
 inline constexpr PredId kNumBuiltins = 4;
 
+// Constant ids are 32-bit words, and ids from kMaxConstantIds up are
+// reserved: kept free so that id arithmetic (fixed + fresh, offsets) in the
+// engine cannot wrap. So the fixed constants plus the fresh constants that input enumeration may
+// create (input bound x largest input arity) must number at most this; a
+// model that needs more is refused at load.
+inline constexpr uint64_t kMaxConstantIds = uint64_t{1} << 31;
+
 // Constants known at load time are the fixed constants (node names, program
 // constants, init constants): ids 0 .. size()-1. Fresh constants created by
 // the engine are numbered from size() on and are not stored here.

@@ -1,20 +1,19 @@
 // Networks (SPEC sections 1, 2 and 5): validation and the arc table in
-// Network::build, the generators, the command-line SPEC parser and the
-// edge-list file reader. Nothing here throws to the caller and nothing recurses
-// on the input size: networks may have up to kMaxGeneratedNodes nodes.
+// Network::build, the generators and the command-line SPEC parser (edge-list
+// files are read by model/edge_list). Nothing here throws to the caller and
+// nothing recurses on the input size: networks may have up to
+// kMaxGeneratedNodes nodes.
 #include "model/network.hpp"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <exception>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <new>
 #include <string_view>
-#include <unordered_map>
 #include <unordered_set>
+
+#include "model/edge_list.hpp"
 
 namespace ddsmc::model {
 namespace {
@@ -23,10 +22,6 @@ namespace {
 // adjacency, arcs), so `complete:100000` must be refused rather than run the
 // machine out of memory. Still far beyond anything a model checker explores.
 constexpr uint64_t kMaxGeneratedEdges = 1u << 22;
-
-// Edge-list files are read whole; this keeps /dev/zero or a stray huge file
-// from exhausting memory.
-constexpr uint64_t kMaxEdgeListBytes = 256u << 20;
 
 constexpr std::string_view kGeneratorForms = "ring:N, line:N, star:N, complete:N, grid:RxC, tree:N, random:N:D:SEED";
 
@@ -50,12 +45,6 @@ std::optional<Network> fail(std::string* error, std::string message) {
 }
 
 std::string in_quotes(std::string_view s) { return "'" + std::string(s) + "'"; }
-
-// Key of an undirected edge, independent of the order of its ends.
-uint64_t edge_key(NodeId a, NodeId b) {
-  if (a > b) std::swap(a, b);
-  return (uint64_t{a} << 32) | b;
-}
 
 // splitmix64 (Steele, Lea, Flood 2014): tiny and fully specified, so a seed
 // gives the same graph with every compiler and standard library.
@@ -113,12 +102,12 @@ EdgeList random_edges(NodeId n, uint64_t target, uint64_t seed) {
   for (NodeId i = 1; i < n; ++i) {
     const auto j = static_cast<NodeId>(rng.below(i));
     edges.emplace_back(j, i);
-    present.insert(edge_key(j, i));
+    present.insert(undirected_edge_key(j, i));
   }
   while (edges.size() < target) {
     const auto a = static_cast<NodeId>(rng.below(n));
     const auto b = static_cast<NodeId>(rng.below(n));
-    if (a == b || !present.insert(edge_key(a, b)).second) continue;
+    if (a == b || !present.insert(undirected_edge_key(a, b)).second) continue;
     edges.emplace_back(std::min(a, b), std::max(a, b));
   }
   return edges;
@@ -272,87 +261,6 @@ std::vector<std::string_view> split(std::string_view text, char sep) {
   }
 }
 
-bool is_space(char ch) { return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n' || ch == '\v' || ch == '\f'; }
-
-// Tokens of one line of an edge-list file, comment removed.
-std::vector<std::string_view> line_tokens(std::string_view line) {
-  line = line.substr(0, line.find('#'));
-  std::vector<std::string_view> tokens;
-  size_t i = 0;
-  while (i < line.size()) {
-    if (is_space(line[i])) {
-      ++i;
-      continue;
-    }
-    const size_t start = i;
-    while (i < line.size() && !is_space(line[i])) ++i;
-    tokens.push_back(line.substr(start, i - start));
-  }
-  return tokens;
-}
-
-std::optional<Network> edge_list_unguarded(const std::string& text, const std::string& file, std::string* error) {
-  std::vector<std::string> names;
-  std::unordered_map<std::string, NodeId> ids;
-  EdgeList edges;
-  std::unordered_map<uint64_t, size_t> edge_line;  // edge -> line of its first listing
-  const auto node = [&](std::string_view name) {
-    auto [it, fresh] = ids.try_emplace(std::string(name), static_cast<NodeId>(names.size()));
-    if (fresh) names.emplace_back(name);
-    return it->second;
-  };
-
-  size_t line_no = 0;
-  for (std::string_view line : split(text, '\n')) {
-    ++line_no;
-    const std::string where = file + ":" + std::to_string(line_no) + ": ";
-    const auto tokens = line_tokens(line);
-    if (tokens.size() > 2) {
-      return fail(
-          error, where + "expected 'a b' (an edge) or 'a' (a node), found " + std::to_string(tokens.size()) + " names");
-    }
-    if (tokens.size() == 1) node(tokens[0]);
-    if (tokens.size() != 2) continue;
-    if (tokens[0] == tokens[1]) {
-      return fail(error, where + "self-edge " + in_quotes(std::string(tokens[0]) + " " + std::string(tokens[1])) +
-                             " (every node already has a self-loop; list it alone to declare a node)");
-    }
-    const NodeId a = node(tokens[0]), b = node(tokens[1]);
-    auto [it, fresh] = edge_line.try_emplace(edge_key(a, b), line_no);
-    if (!fresh) {
-      return fail(error, where + "edge " + in_quotes(std::string(tokens[0]) + " " + std::string(tokens[1])) +
-                             " is listed twice (first at line " + std::to_string(it->second) + ")");
-    }
-    edges.emplace_back(a, b);
-  }
-
-  std::string build_error;
-  auto net = Network::build(std::move(names), edges, &build_error);
-  if (!net) return fail(error, file + ": " + build_error);
-  net->set_description(file);
-  return net;
-}
-
-std::optional<Network> file_unguarded(const std::string& path, std::string* error) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  const auto status = fs::status(path, ec);
-  if (status.type() == fs::file_type::not_found) return fail(error, path + ": no such file");
-  if (status.type() == fs::file_type::directory) return fail(error, path + ": is a directory, not an edge-list file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return fail(error, path + ": cannot open: " + std::strerror(errno));
-  std::string text;
-  char buffer[1 << 16];
-  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
-    text.append(buffer, static_cast<size_t>(in.gcount()));
-    if (text.size() > kMaxEdgeListBytes) {
-      return fail(error, path + ": larger than the limit of " + std::to_string(kMaxEdgeListBytes >> 20) + " MiB");
-    }
-  }
-  if (in.bad()) return fail(error, path + ": read error");
-  return edge_list_unguarded(text, path, error);
-}
-
 std::optional<Network> spec_unguarded(const std::string& spec, std::string* error) {
   const size_t colon = spec.find(':');
   const std::string head = spec.substr(0, colon);
@@ -368,7 +276,7 @@ std::optional<Network> spec_unguarded(const std::string& spec, std::string* erro
       return fail(error, "unknown network spec " + in_quotes(spec) + ": not a generator (" +
                              std::string(kGeneratorForms) + ") and no such file");
     }
-    return file_unguarded(spec, error);
+    return read_edge_list_file(spec, error);
   }
 
   const std::string bad = "bad network spec " + in_quotes(spec) + ": ";
@@ -500,12 +408,12 @@ std::optional<Network> network_from_spec(const std::string& spec, std::string* e
 }
 
 std::optional<Network> network_from_file(const std::string& path, std::string* error) {
-  return guarded(error, [&] { return file_unguarded(path, error); });
+  return guarded(error, [&] { return read_edge_list_file(path, error); });
 }
 
 std::optional<Network> network_from_edge_list_text(const std::string& text, const std::string& file_for_messages,
                                                    std::string* error) {
-  return guarded(error, [&] { return edge_list_unguarded(text, file_for_messages, error); });
+  return guarded(error, [&] { return read_edge_list(text, file_for_messages, error); });
 }
 
 }  // namespace ddsmc::model

@@ -70,12 +70,18 @@ std::optional<Network> generate_network(const std::string& name, const std::vect
 // `tree:N`, `random:N:D:SEED`, or else a path to an edge-list file.
 std::optional<Network> network_from_spec(const std::string& spec, std::string* error);
 
-// An edge-list file: `a b` per line (an edge), `a` alone (a node), `#` comments.
-// Errors carry "FILE:LINE: " prefixes.
+// An edge-list file (model/edge_list.hpp): `a b` per line (an edge), `a`
+// alone (a node), `#` comments; node names are constants as in a `network`
+// block. Errors carry "FILE:LINE:COL: " prefixes.
 std::optional<Network> network_from_file(const std::string& path, std::string* error);
 std::optional<Network> network_from_edge_list_text(const std::string& text, const std::string& file_for_messages,
                                                    std::string* error);
 
 inline constexpr uint64_t kMaxGeneratedNodes = 1u << 20;
+
+// Key of an undirected edge, the same for a-b and b-a.
+inline uint64_t undirected_edge_key(NodeId a, NodeId b) {
+  return a < b ? (uint64_t{a} << 32) | b : (uint64_t{b} << 32) | a;
+}
 
 }  // namespace ddsmc::model

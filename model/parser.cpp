@@ -12,8 +12,6 @@ namespace {
 // Thrown to abandon the current item; the error is already reported.
 struct SyntaxError {};
 
-constexpr size_t kMaxParseErrors = 100;
-
 class Parser {
  public:
   Parser(std::string_view src, Diagnostics& diag) : lexer_(src, diag), diag_(diag) {}
@@ -22,8 +20,8 @@ class Parser {
     Program prog;
     prog.file = diag_.file();
     while (!at(Tok::End)) {
-      if (errors_ >= kMaxParseErrors) {
-        diag_.error(cur().loc, "too many syntax errors; giving up");
+      if (diag_.phase_full(Phase::Parse)) {
+        diag_.stop(Phase::Parse, cur().loc, "too many syntax errors; giving up");
         break;
       }
       size_t start = consumed_;
@@ -64,10 +62,7 @@ class Parser {
   }
   [[noreturn]] void fail(Loc loc, std::string msg) {
     // A Bad token has had its lexical error reported already; don't pile on.
-    if (cur().kind != Tok::Bad) {
-      diag_.error(loc, std::move(msg));
-      ++errors_;
-    }
+    if (cur().kind != Tok::Bad) diag_.error(Phase::Parse, loc, std::move(msg));
     throw SyntaxError{};
   }
   [[noreturn]] void fail_expected(std::string_view what) {
@@ -80,11 +75,11 @@ class Parser {
     return take();
   }
 
-  // Blocks recover item by item; past the error limit, abandon the block so
+  // Blocks recover item by item; once the phase is full, abandon the block so
   // that the top level gives up (a block of 50,000 bad lines is one report
-  // of at most kMaxParseErrors errors, not 50,000).
+  // of at most kMaxShownPerPhase errors, not 50,000).
   void give_up_if_too_many_errors() {
-    if (errors_ >= kMaxParseErrors) throw SyntaxError{};
+    if (diag_.phase_full(Phase::Parse)) throw SyntaxError{};
   }
 
   // Skip what is left of a broken top-level item: to just after its '.',
@@ -153,10 +148,10 @@ class Parser {
     // A declaration is one line: a missing '.' before the next line is
     // reported without skipping that line, which is most likely the next item.
     if (!at(Tok::Dot) && cur().kind != Tok::Bad && cur().loc.line > last_line_) {
-      diag_.error(cur().loc, fmt::format("expected ',' or '.' in the declaration, found '{}' on the next line "
-                                         "(missing '.' at the end of line {}?)",
-                                         cur().kind == Tok::End ? "end of file" : cur().text, last_line_));
-      ++errors_;
+      diag_.error(Phase::Parse, cur().loc,
+                  fmt::format("expected ',' or '.' in the declaration, found '{}' on the next line "
+                              "(missing '.' at the end of line {}?)",
+                              cur().kind == Tok::End ? "end of file" : cur().text, last_line_));
       return;
     }
     expect(Tok::Dot, "',' or '.' in the declaration");
@@ -396,7 +391,6 @@ class Parser {
   size_t consumed_ = 0;   // tokens taken so far
   uint32_t last_line_ = 0;  // line of the last token taken
   Diagnostics& diag_;
-  size_t errors_ = 0;
 };
 
 }  // namespace

@@ -1,17 +1,21 @@
-// One fuzz input through the whole front end (lex, parse, resolve), with the
-// invariants that must hold for every input. Shared by the libFuzzer target
-// (tests/fuzz/parse_fuzzer.cpp), which traps on a violation, and by the
-// regression test (tests/model/fuzz_regression_test.cpp), which replays the
-// seeds and the saved reproducers in the ordinary test build.
+// One fuzz input through the whole front end (lex, parse, resolve; and the
+// edge-list reader), with the invariants that must hold for every input.
+// Shared by the libFuzzer target (tests/fuzz/parse_fuzzer.cpp), which traps
+// on a violation, and by the regression test
+// (tests/model/fuzz_regression_test.cpp), which replays the seeds and the
+// saved reproducers in the ordinary test build.
 #pragma once
 
 #include <algorithm>
+#include <cstdio>
 #include <string>
 #include <string_view>
 #include <variant>
 #include <vector>
 
+#include "model/lexical.hpp"
 #include "model/load.hpp"
+#include "model/network.hpp"
 #include "model/parser.hpp"
 #include "model/printer.hpp"
 
@@ -24,15 +28,53 @@ inline constexpr uint64_t kMaxFuzzNetworkSize = 256;
 
 namespace detail {
 
+// Lines of a text: LF, CR and CRLF each end one.
+inline size_t count_lines(std::string_view text) {
+  size_t lines = 1;
+  for (size_t i = 0; i < text.size(); ++i)
+    lines += text[i] == '\n' || (text[i] == '\r' && (i + 1 == text.size() || text[i + 1] != '\n'));
+  return lines;
+}
+
+// The same bytes as an edge-list file: either a network whose node names are
+// constants (each one lexes back to itself as one identifier, integer or
+// string), or one error, "fuzz.net:LINE:COL: ..." inside the text or
+// "fuzz.net: ..." for the whole graph, printable and UTF-8.
+inline std::string check_edge_list(const std::string& text) {
+  std::string error;
+  auto net = model::network_from_edge_list_text(text, "fuzz.net", &error);
+  if (!net) {
+    if (error.rfind("fuzz.net: ", 0) == 0) return {};
+    unsigned long line = 0, col = 0;
+    if (std::sscanf(error.c_str(), "fuzz.net:%lu:%lu: ", &line, &col) != 2 || line == 0 || col == 0)
+      return "edge list: an error without FILE:LINE:COL: " + error;
+    if (line > count_lines(text)) return "edge list: an error located after the last line: " + error;
+    if (!model::is_valid_utf8(error)) return "edge list: an error that is not UTF-8";
+    for (char c : error)
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return "edge list: a raw control byte in: " + error;
+    return {};
+  }
+  for (const std::string& name : net->names()) {
+    if (name.empty() || !model::starts_name(name[0])) return "edge list: node name '" + name + "' is no constant";
+    model::Scanner scan(name);
+    model::LexError lex_error;
+    model::Token t = model::lex_name(scan, &lex_error);
+    const bool constant = t.kind == model::Tok::Ident || t.kind == model::Tok::Int || t.kind == model::Tok::String;
+    if (!constant || !scan.at_end() || t.text != name)
+      return "edge list: node name '" + name + "' does not lex back to itself";
+  }
+  return {};
+}
+
 inline std::string check_diagnostics(const model::Diagnostics& diag, std::string_view text, bool have_model,
                                      const char* what) {
   if (have_model == diag.has_errors())
     return std::string(what) + (have_model ? ": a model came back along with errors" : ": no model but no error");
   // Locations must point into the text (or be unset).
-  size_t lines = 1;
-  for (char c : text) lines += c == '\n';
+  const size_t lines = count_lines(text);
   for (const auto& d : diag.all()) {
     if (d.message.empty()) return std::string(what) + ": empty diagnostic message";
+    if (!model::is_valid_utf8(d.message)) return std::string(what) + ": a message that is not UTF-8: " + d.format();
     for (char c : d.message) {
       auto u = static_cast<unsigned char>(c);
       if (u < 0x20 || u == 0x7f)
@@ -85,8 +127,11 @@ inline std::string check_model(const model::Model& m) {
     }
     if (!self) return bad("a node without its self-loop arc");
   }
-  for (ConstId c = 0; c < m.constants.size(); ++c)
+  for (ConstId c = 0; c < m.constants.size(); ++c) {
     if (m.constants.find(m.constants.spelling(c)) != c) return bad("constant table is not a bijection");
+    // Constants reach the JSON reports and traces, which must be UTF-8.
+    if (!is_valid_utf8(m.constants.spelling(c))) return bad("a constant that is not UTF-8");
+  }
 
   auto term_ok = [&](const RTerm& t, const RRule& r) {
     return t.is_var ? t.id < r.num_vars() : t.id < m.constants.size();
@@ -237,6 +282,9 @@ inline std::string model_fingerprint(const model::Model& m) {
 inline std::string check_front_end(std::string_view text) {
   const std::string file = "fuzz.d2c";
   std::string src(text);
+
+  // 0. The bytes as an edge-list network file.
+  if (auto e = detail::check_edge_list(src); !e.empty()) return e;
 
   // 1. Parse, and print-then-parse must give the same tree (and the same text).
   model::Diagnostics pdiag(file);

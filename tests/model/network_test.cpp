@@ -2,6 +2,8 @@
 // network specs and edge-list files (SPEC sections 1, 2 and 5).
 #include "model/network.hpp"
 
+#include "model/ast.hpp"  // kMaxNameLength
+
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -675,22 +677,97 @@ TEST(EdgeListText, CommentsBlankLinesAndNodes) {
   check_invariants(net);
 }
 
-TEST(EdgeListText, NamesAreAnyNonSpaceTokens) {
-  const Network net = text_ok("node-1 x.y\nx.y \"q\"\n\"q\" a:b\na:b 42\n");
-  EXPECT_EQ(net.names(), (std::vector<std::string>{"node-1", "x.y", "\"q\"", "a:b", "42"}));
-  EXPECT_EQ(net.find("a:b"), std::optional<NodeId>(3));
+TEST(EdgeListText, NamesAreConstantsAsInANetworkBlock) {
+  // Identifiers, integers in canonical form and strings (with spaces, '#'
+  // and escapes inside); only '#' outside a string starts a comment.
+  const Network net = text_ok("node_1 x9Y\nx9Y \"a b # c\"\n\"a b # c\" 007 # seven\n7 \"q\\\"\"\n");
+  EXPECT_EQ(net.names(), (std::vector<std::string>{"node_1", "x9Y", "\"a b # c\"", "7", "\"q\\\"\""}));
+  EXPECT_EQ(net.num_edges(), 4u);
+  EXPECT_EQ(net.find("7"), std::optional<NodeId>(3));  // 007 and 7 are one node
+  EXPECT_EQ(net.find("007"), std::nullopt);
+  EXPECT_EQ(net.find("\"7\""), std::nullopt);  // "7" would be another constant
+  check_invariants(net);
   const Network node_only = text_ok("lonely\n");
   EXPECT_EQ(node_only.num_nodes(), 1u);
   EXPECT_EQ(node_only.num_edges(), 0u);
+  // Valid multi-byte UTF-8 in a string, and names of exactly the length limit.
+  const std::string longest(ddsmc::model::kMaxNameLength, 'z');
+  EXPECT_EQ(text_ok("\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x8c\x8d\" " + longest + "\n").names(),
+            (std::vector<std::string>{"\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x8c\x8d\"", longest}));
 }
 
-TEST(EdgeListText, ErrorsCarryFileAndLine) {
-  EXPECT_EQ(text_error("a b\nb c d\n"), "f.net:2: expected 'a b' (an edge) or 'a' (a node), found 3 names");
-  EXPECT_TRUE(contains(text_error("a - b\n"), "f.net:1: expected 'a b'"));
-  EXPECT_TRUE(contains(text_error("a b\n\nc c\n"), "f.net:3: self-edge 'c c'"));
-  EXPECT_EQ(text_error("a b\nb c\n# x\nb a\n"), "f.net:4: edge 'b a' is listed twice (first at line 1)");
-  EXPECT_TRUE(contains(text_error("x y\nu v\ny x # again\n", "nets/t.net"),
-                       "nets/t.net:3: edge 'y x' is listed twice (first at line 1)"));
+TEST(EdgeListText, SelfEdgeAfterCanonicalisation) {
+  EXPECT_EQ(text_error("a b\n007 7\n"), "f.net:2:1: self-edge '7 7' (every node already has a self-loop; list it "
+                                          "alone to declare a node)");
+  EXPECT_EQ(text_error("1 2\n02 001\n"), "f.net:2:1: edge '2 1' is listed twice (first at line 1)");
+}
+
+TEST(EdgeListText, BadNamesAreLocatedErrors) {
+  EXPECT_EQ(text_error("x,y\n"), "f.net:1:2: unexpected character ',' after the node name 'x' (names are separated "
+                                  "by spaces; a node name is an identifier [a-z][A-Za-z0-9_]*, an integer or a "
+                                  "double-quoted string)");
+  EXPECT_EQ(text_error("a b\n  X a\n"), "f.net:2:3: 'X' is not a node name: a node name is an identifier "
+                                          "[a-z][A-Za-z0-9_]*, an integer or a double-quoted string");
+  EXPECT_TRUE(contains(text_error("a _\n"), "f.net:1:3: '_' is not a node name"));
+  EXPECT_TRUE(contains(text_error("_a b\n"), "f.net:1:1: '_a': a name cannot start with '_'"));
+  EXPECT_TRUE(contains(text_error("a 1b\n"), "f.net:1:4: unexpected character 'b' after the node name '1'"));
+  EXPECT_TRUE(contains(text_error("a\"b\"\n"), "f.net:1:2: unexpected character '\"' after the node name 'a'"));
+  EXPECT_TRUE(contains(text_error("a - b\n"), "f.net:1:3: unexpected character '-'"));
+  EXPECT_TRUE(contains(text_error("a b.\n"), "f.net:1:4: unexpected character '.' after the node name 'b'"));
+  EXPECT_EQ(text_error("a init\n"), "f.net:1:3: 'init' is a reserved word and cannot name a node (the string "
+                                     "\"init\" can)");
+  EXPECT_TRUE(contains(text_error("if b\n"), "f.net:1:1: 'if' is a reserved word"));
+  EXPECT_TRUE(contains(text_error("a \"open\n"), "f.net:1:3: unterminated string"));
+  EXPECT_TRUE(contains(text_error("a \"open\rb c\n"), "f.net:1:3: unterminated string"));  // a CR ends it too
+  EXPECT_TRUE(contains(text_error("a \"tab\there\"\n"), "f.net:1:7: control character '\\x09'"));
+  EXPECT_TRUE(contains(text_error("a \"\\q\"\n"), "f.net:1:4: unknown escape '\\q'"));
+  EXPECT_TRUE(contains(text_error("\xc3\xa9 b\n"), "f.net:1:1: unexpected character '\xc3\xa9' (U+00E9)"));
+  // The 1024-character limit, and a 2 MB name, which is refused as quickly.
+  EXPECT_TRUE(contains(text_error("a " + std::string(ddsmc::model::kMaxNameLength + 1, 'z') + "\n"),
+                       "f.net:1:3: name of 1025 characters is longer than the limit of 1024"));
+  EXPECT_TRUE(contains(text_error("a \"" + std::string(2 << 20, 'z') + "\"\n"),
+                       "f.net:1:3: string of 2097152 characters is longer than the limit of 1024"));
+  EXPECT_TRUE(contains(text_error("a " + std::string(2000, '9') + "\n"),
+                       "f.net:1:3: integer of 2000 digits is longer than the limit of 1024"));
+}
+
+TEST(EdgeListText, InvalidUtf8InNamesIsALocatedError) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"a \"x\xff\"\n", "f.net:1:5: invalid UTF-8 in a string: the bytes '\\xff'"},
+      {"a \"\xc0\xaf\"\n", "f.net:1:4: invalid UTF-8 in a string: the bytes '\\xc0\\xaf'"},          // overlong '/'
+      {"a \"\xe0\x80\xaf\"\n", "f.net:1:4: invalid UTF-8 in a string: the bytes '\\xe0\\x80\\xaf'"},  // overlong
+      {"a \"\xed\xa0\x80\"\n", "f.net:1:4: invalid UTF-8 in a string: the bytes '\\xed\\xa0\\x80'"},  // surrogate
+      {"a \"\xf4\x90\x80\x80\"\n", "f.net:1:4: invalid UTF-8 in a string"},                       // > U+10FFFF
+      {"a \"\xe2\x82\"\n", "f.net:1:4: invalid UTF-8 in a string: the bytes '\\xe2\\x82'"},         // truncated
+      {"a \"\x80\"\n", "f.net:1:4: invalid UTF-8 in a string: the bytes '\\x80'"},                   // lone trail
+      {"a \xff\n", "f.net:1:3: unexpected character '\\xff' (not UTF-8 text)"},
+  };
+  for (const auto& [text, want] : cases) EXPECT_TRUE(contains(text_error(text), want)) << text_error(text);
+}
+
+TEST(EdgeListText, LineEndsAreLfCrAndCrLf) {
+  // A lone CR ends a line (and a comment), as LF does; CRLF is one line end.
+  const std::string cr = "# triangle\ra b\rb c # edge\rc a\r";
+  const Network net = text_ok(cr);
+  EXPECT_EQ(net.names(), (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_EQ(net.num_edges(), 3u);
+  EXPECT_EQ(text_ok("a b\r\nb c\n\rc a").num_edges(), 3u);
+  // Line numbers count each of them once.
+  EXPECT_EQ(text_error("a b\rb c\rb c\r"), "f.net:3:1: edge 'b c' is listed twice (first at line 2)");
+  EXPECT_EQ(text_error("a b\r\nb c\r\n\r\nb c\r\n"), "f.net:4:1: edge 'b c' is listed twice (first at line 2)");
+  EXPECT_EQ(text_error("a b\n\rb c\n  b,c\n"), "f.net:4:4: unexpected character ',' after the node name 'b' "
+                                                    "(names are separated by spaces; a node name is an identifier "
+                                                    "[a-z][A-Za-z0-9_]*, an integer or a double-quoted string)");
+  // A UTF-8 byte order mark at the start is skipped.
+  EXPECT_EQ(text_ok("\xef\xbb\xbf" "a b\n").names(), (std::vector<std::string>{"a", "b"}));
+}
+
+TEST(EdgeListText, ErrorsCarryFileLineAndColumn) {
+  EXPECT_EQ(text_error("a b\nb c d\n"), "f.net:2:5: expected 'a b' (an edge) or 'a' (a node), found 3 names");
+  EXPECT_TRUE(contains(text_error("a b\n\nc c\n"), "f.net:3:1: self-edge 'c c'"));
+  EXPECT_EQ(text_error("a b\nb c\n# x\nb a\n"), "f.net:4:1: edge 'b a' is listed twice (first at line 1)");
+  EXPECT_TRUE(contains(text_error("x y\nu v\n  y x # again\n", "nets/t.net"),
+                       "nets/t.net:3:3: edge 'y x' is listed twice (first at line 1)"));
   EXPECT_EQ(text_error("a b\nc\n"), "f.net: network is not connected: c cannot reach a");
   EXPECT_EQ(text_error(""), "f.net: network has no nodes");
   EXPECT_EQ(text_error("# only a comment\n\n   \n"), "f.net: network has no nodes");
@@ -709,7 +786,7 @@ TEST(EdgeListFile, ReadsATempFile) {
 
   const std::string bad = dir.write("bad.net", "a b\na a\n");
   EXPECT_FALSE(network_from_file(bad, &error));
-  EXPECT_EQ(error, bad + ":2: self-edge 'a a' (every node already has a self-loop; list it alone to declare a node)");
+  EXPECT_EQ(error, bad + ":2:1: self-edge 'a a' (every node already has a self-loop; list it alone to declare a node)");
 }
 
 TEST(EdgeListFile, MissingDirectoryUnreadable) {
