@@ -56,8 +56,7 @@ model::Overrides recorded_overrides(const ReplayOptions& opts, const nlohmann::j
 
 // One line per trace: what replays and what holds, or what is wrong.
 bool report_trace(const engine::CompiledModel& cm, const ParsedTrace& t) {
-  engine::ReplayResult r =
-      engine::replay(cm, t.steps, t.loop_start, t.initial ? &*t.initial : nullptr, t.claim);
+  engine::ReplayResult r = engine::replay(cm, t.steps, t.loop_start, t.initial ? &*t.initial : nullptr, t.claim);
   using F = engine::ReplayResult::Failure;
   std::string replays = fmt::format("{} steps replay", t.steps.size());
   if (t.loop_start && r.failure != F::Loop) replays += fmt::format(", and the loop closes at step {}", *t.loop_start);

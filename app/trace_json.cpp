@@ -74,8 +74,10 @@ std::vector<Word> parse_fact(const engine::CompiledModel& cm, const json& j) {
       char c = i < args.size() ? args[i] : ',';
       if (quoted) {
         cur += c;
-        if (c == '\\' && i + 1 < args.size()) cur += args[++i];
-        else if (c == '"') quoted = false;
+        if (c == '\\' && i + 1 < args.size())
+          cur += args[++i];
+        else if (c == '"')
+          quoted = false;
       } else if (c == '"') {
         quoted = true;
         cur += c;
@@ -113,8 +115,8 @@ model::NodeId node_id(const engine::CompiledModel& cm, const json& j) {
 uint32_t arc_id(const engine::CompiledModel& cm, model::NodeId from, model::NodeId to) {
   auto arc = cm.model->network.arc_id(from, to);
   if (!arc)
-    throw TraceError{fmt::format("no channel {} -> {} in the network", cm.model->network.name(from),
-                                 cm.model->network.name(to))};
+    throw TraceError{
+        fmt::format("no channel {} -> {} in the network", cm.model->network.name(from), cm.model->network.name(to))};
   return *arc;
 }
 
@@ -177,7 +179,8 @@ auto labelled(const std::string& label, Parse&& parse) {
 
 // The run of a trace object; the caller sets the label and the claim.
 ParsedTrace parse_run(const engine::CompiledModel& cm, const json& t) {
-  if (!t.is_object() || !t.contains("steps") || !t["steps"].is_array()) throw TraceError{"a trace needs a 'steps' list"};
+  if (!t.is_object() || !t.contains("steps") || !t["steps"].is_array())
+    throw TraceError{"a trace needs a 'steps' list"};
   ParsedTrace out;
   if (t.contains("loop_start") && !t["loop_start"].is_null()) {
     if (!t["loop_start"].is_number_unsigned()) throw TraceError{"loop_start must be a step index"};
@@ -247,10 +250,14 @@ Claim entry_claim(const json& e, engine::Fairness fairness) {
   Claim claim;
   claim.fairness = fairness;
   const json& kind = require(e, "kind");
-  if (kind == "bound") claim.kind = Claim::Kind::Bound;
-  else if (kind == "witness") claim.kind = Claim::Kind::Witness;
-  else if (kind == "counterexample") claim.kind = Claim::Kind::Counterexample;
-  else if (kind != "simulation") throw TraceError{"'kind' must be bound, witness, counterexample or simulation"};
+  if (kind == "bound")
+    claim.kind = Claim::Kind::Bound;
+  else if (kind == "witness")
+    claim.kind = Claim::Kind::Witness;
+  else if (kind == "counterexample")
+    claim.kind = Claim::Kind::Counterexample;
+  else if (kind != "simulation")
+    throw TraceError{"'kind' must be bound, witness, counterexample or simulation"};
   if (claim.kind == Claim::Kind::Witness || claim.kind == Claim::Kind::Counterexample) {
     const json& prop = require(e, "property");
     auto it = std::find_if(std::begin(engine::kAllProperties), std::end(engine::kAllProperties),
@@ -300,7 +307,8 @@ void parse_report(const engine::CompiledModel& cm, const json& doc, std::vector<
   for (const auto& [key, p] : props.items()) {
     auto known = std::find_if(std::begin(engine::kAllProperties), std::end(engine::kAllProperties),
                               [&](engine::Property q) { return key == engine::property_json_key(q); });
-    if (known == std::end(engine::kAllProperties)) throw TraceError{fmt::format("unknown property '{}' in 'properties'", key)};
+    if (known == std::end(engine::kAllProperties))
+      throw TraceError{fmt::format("unknown property '{}' in 'properties'", key)};
   }
   for (auto prop : engine::kAllProperties) {
     const char* key = engine::property_json_key(prop);

@@ -58,7 +58,8 @@ class StepReplayer {
     if (input_facts > cm_.model->bounds.input)
       return fmt::format("the input has {} facts, more than the input bound {}", input_facts, cm_.model->bounds.input);
     for (size_t i = 0; i < st.input.size(); i += layout.fact_words(st.input[i]))
-      if (cm_.model->pred(st.input[i]).kind != model::PredKind::Input) return "an input fact is not of an input predicate";
+      if (cm_.model->pred(st.input[i]).kind != model::PredKind::Input)
+        return "an input fact is not of an input predicate";
     std::vector<Word> input = st.input;
     hashing::normalize_db(input, layout);
 
@@ -74,7 +75,8 @@ class StepReplayer {
       if (!std::binary_search(removed.begin(), removed.end(), f)) want_db.push_back(f);
     want_db.insert(want_db.end(), added.begin(), added.end());
     std::sort(want_db.begin(), want_db.end());
-    Runs want_sent = hashing::sorted_runs(st.sent, 1, layout), want_dropped = hashing::sorted_runs(st.dropped, 1, layout);
+    Runs want_sent = hashing::sorted_runs(st.sent, 1, layout),
+         want_dropped = hashing::sorted_runs(st.dropped, 1, layout);
 
     // The first outcome, and the first with the recorded DB and messages sent, for the diagnosis.
     std::optional<StepResult> first, near;
@@ -83,15 +85,21 @@ class StepReplayer {
     eval_.evaluate(in, [&](const StepResult& r) {
       if (matched) return;
       if (!first) first = r;
-      if (hashing::sorted_runs(r.db, 0, layout) != want_db || hashing::sorted_runs(r.sent, 1, layout) != want_sent) return;
+      if (hashing::sorted_runs(r.db, 0, layout) != want_db || hashing::sorted_runs(r.sent, 1, layout) != want_sent)
+        return;
       if (!near) near = r;
       if (hashing::sorted_runs(r.dropped, 1, layout) != want_dropped) return;
       matched = true;
       next = apply(cm_, cur, st.arc, st.payload, r);
     });
     if (!matched) {
+      if (!first) return "the program has no outcome for this step";
       const StepResult& shown = near ? *near : *first;
-      StepDetail d{st.arc, st.payload.data(), &input, &shown, std::nullopt, nullptr};
+      StepDetail d;
+      d.arc = st.arc;
+      d.payload = st.payload.data();
+      d.input = &input;
+      d.result = &shown;
       computed = make_step(cm_, cur, apply(cm_, cur, st.arc, st.payload, shown), d);
       return near ? "'dropped' does not list the messages the step drops (destinations that are not neighbours)"
                   : "no choice outcome of the program has the recorded effect (new DB and messages sent)";
@@ -172,7 +180,8 @@ ReplayResult replay(const CompiledModel& cm, const std::vector<ReplayStep>& step
                   fmt::format("the loop does not close: the last state is not a renaming of the state before step {}",
                               *loop_start));
   }
-  if (auto problem = check_claim(cm, run, claim, res.claim)) return fail(ReplayResult::Failure::Claim, std::move(*problem));
+  if (auto problem = check_claim(cm, run, claim, res.claim))
+    return fail(ReplayResult::Failure::Claim, std::move(*problem));
   return res;
 }
 

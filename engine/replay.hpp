@@ -20,16 +20,16 @@ namespace ddsmc::engine {
 
 // One step as recorded. `arc` is kIdleArc for an idle step (`"channel": null`).
 struct ReplayStep {
-  uint64_t index = 0;              // must be the step's position
+  uint64_t index = 0;  // must be the step's position
   uint32_t arc = kIdleArc;
-  bool idle = false;               // the recorded `idle` (only an idle step says true)
-  model::NodeId node = 0;          // the recorded processing node: the arc's destination
-  std::vector<Word> payload;       // [pred, args...]
-  std::vector<Word> input;         // input facts
+  bool idle = false;                 // the recorded `idle` (only an idle step says true)
+  model::NodeId node = 0;            // the recorded processing node: the arc's destination
+  std::vector<Word> payload;         // [pred, args...]
+  std::vector<Word> input;           // input facts
   std::vector<Word> added, removed;  // facts of the processing node's DB
-  std::vector<Word> sent;          // [dest node, pred, args...]*
-  std::vector<Word> dropped;       // [dest constant, pred, args...]*
-  bool stable = true;              // must match the DB change
+  std::vector<Word> sent;            // [dest node, pred, args...]*
+  std::vector<Word> dropped;         // [dest constant, pred, args...]*
+  bool stable = true;                // must match the DB change
 };
 
 // What a trace claims beyond being a legal run.
@@ -37,7 +37,7 @@ struct TraceClaim {
   enum class Kind : uint8_t { None, Bound, Witness, Counterexample };
   Kind kind = Kind::None;
   Property property = Property::SometimesTotal;  // witness, counterexample
-  std::optional<model::NodeId> never_faulty;      // always-partial counterexample
+  std::optional<model::NodeId> never_faulty;     // always-partial counterexample
   Fairness fairness = Fairness::Channel;
   // For a bound trace, what a report says of the bound exceeded (each field
   // when given): the last state must exceed a bound that agrees with them.
@@ -54,7 +54,7 @@ struct ReplayResult {
   std::string problem;  // what is wrong: the initial state, step `steps_ok`, the loop or the claim
   // For a step whose effect no outcome produces: what the first outcome does.
   std::optional<ConcreteStep> computed;
-  std::string claim;    // the claim verified, in words (empty without a claim)
+  std::string claim;  // the claim verified, in words (empty without a claim)
   bool ok() const { return failure == Failure::None; }
 };
 

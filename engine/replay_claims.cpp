@@ -95,8 +95,8 @@ std::string first_faulty(const CompiledModel& cm, const StateGraph& g, StateId s
 }
 
 // The fairness condition on the cycle; its description in `fair` when it holds.
-std::optional<std::string> check_fair(const CompiledModel& cm, const ReplayedRun& run, Fairness f, const std::string& cycle,
-                                      std::string& fair) {
+std::optional<std::string> check_fair(const CompiledModel& cm, const ReplayedRun& run, Fairness f,
+                                      const std::string& cycle, std::string& fair) {
   ArcCoverage arcs(cm.layout.num_arcs, f);
   for (size_t i = *run.loop_start; i < run.steps.size(); ++i) {
     arcs.visit(run.states, static_cast<StateId>(i));
@@ -105,10 +105,10 @@ std::optional<std::string> check_fair(const CompiledModel& cm, const ReplayedRun
   if (auto left = arcs.uncovered(); !left.empty()) {
     std::string names;
     for (uint32_t a : left) names += (names.empty() ? "" : ", ") + arc_name(cm, a);
-    return fmt::format("{} is not fair under channel fairness: channel{} {} {} never empty on it and none of its steps "
-                       "serves {}",
-                       cycle, left.size() == 1 ? "" : "s", names, left.size() == 1 ? "is" : "are",
-                       left.size() == 1 ? "it" : "them");
+    return fmt::format(
+        "{} is not fair under channel fairness: channel{} {} {} never empty on it and none of its steps "
+        "serves {}",
+        cycle, left.size() == 1 ? "" : "s", names, left.size() == 1 ? "is" : "are", left.size() == 1 ? "it" : "them");
   }
   fair = f == Fairness::Channel ? "is fair under channel fairness" : "needs no fairness condition (fairness none)";
   return std::nullopt;
@@ -132,12 +132,14 @@ std::optional<std::string> check_witness(const CompiledModel& cm, const Replayed
   }
   std::string fair;
   if (auto problem = check_fair(cm, run, claim.fairness, cycle, fair)) return problem;
-  verified = fmt::format("{} is stable, {}, and {}", cycle, total ? "has no faulty node" : "has a node that is not faulty in each state", fair);
+  verified = fmt::format("{} is stable, {}, and {}", cycle,
+                         total ? "has no faulty node" : "has a node that is not faulty in each state", fair);
   return std::nullopt;
 }
 
-std::optional<std::string> check_counterexample(const CompiledModel& cm, const ReplayedRun& run, const TraceClaim& claim,
-                                                const std::string& cycle, std::string& verified) {
+std::optional<std::string> check_counterexample(const CompiledModel& cm, const ReplayedRun& run,
+                                                const TraceClaim& claim, const std::string& cycle,
+                                                std::string& verified) {
   const StateGraph& g = run.states;
   bool total = claim.property == Property::AlwaysTotal;
   if (!total && !claim.never_faulty) return "an always-partial counterexample must name the node that is never faulty";
@@ -155,8 +157,8 @@ std::optional<std::string> check_counterexample(const CompiledModel& cm, const R
   if (!unstable) return fmt::format("{} has no non-stable step; {} needs one", cycle, claim_name(claim));
   std::string fair;
   if (auto problem = check_fair(cm, run, claim.fairness, cycle, fair)) return problem;
-  verified = fmt::format("{}, and {} has a non-stable step and {}", total ? "no node is ever faulty" : node + " is never faulty",
-                         cycle, fair);
+  verified = fmt::format("{}, and {} has a non-stable step and {}",
+                         total ? "no node is ever faulty" : node + " is never faulty", cycle, fair);
   return std::nullopt;
 }
 
@@ -174,7 +176,8 @@ std::optional<std::string> check_claim(const CompiledModel& cm, const ReplayedRu
                                  property_name(claim.property));
   if (!run.loop_start) return fmt::format("{} is a lasso, but 'loop_start' is null", claim_name(claim));
   std::string cycle = cycle_name(*run.loop_start, run.steps.size());
-  return witness ? check_witness(cm, run, claim, cycle, verified) : check_counterexample(cm, run, claim, cycle, verified);
+  return witness ? check_witness(cm, run, claim, cycle, verified)
+                 : check_counterexample(cm, run, claim, cycle, verified);
 }
 
 }  // namespace ddsmc::engine

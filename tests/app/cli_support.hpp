@@ -23,8 +23,8 @@ inline constexpr double kCliTimeout = 60;  // seconds; every run here takes well
 inline std::string example(const std::string& name) { return source_path("examples/" + name + ".d2c"); }
 
 inline std::string describe(const CliResult& r) {
-  return "exit code " + std::to_string(r.exit_code) + "\n--- stdout:\n" + r.out.substr(0, 6000) +
-         "\n--- stderr:\n" + r.err.substr(0, 6000);
+  return "exit code " + std::to_string(r.exit_code) + "\n--- stdout:\n" + r.out.substr(0, 6000) + "\n--- stderr:\n" +
+         r.err.substr(0, 6000);
 }
 
 inline CliResult cli(const std::vector<std::string>& args) { return run_ddsmc(args, kCliTimeout); }
@@ -57,8 +57,10 @@ inline void expect_all_replay(const CliResult& r, size_t traces) {
   for (const auto& line : lines_of(r.out)) {
     static const std::regex re(
         R"(^trace [0-9]+( \([a-z -]+\))?: [0-9]+ steps replay(, and the loop closes at step [0-9]+)?(; [^;]+)?$)");
-    if (std::regex_match(line, re)) ++ok;
-    else ADD_FAILURE() << "unexpected replay line: " << line << "\n" << describe(r);
+    if (std::regex_match(line, re))
+      ++ok;
+    else
+      ADD_FAILURE() << "unexpected replay line: " << line << "\n" << describe(r);
   }
   EXPECT_EQ(ok, traces) << describe(r);
 }
@@ -97,7 +99,7 @@ inline size_t first_step_with(const json& trace, const char* key, size_t from = 
 inline void expect_wrong_step(const CliResult& r, size_t step) {
   EXPECT_EQ(r.exit_code, 1) << describe(r);
   EXPECT_TRUE(contains(r.out, "step " + std::to_string(step) + " is wrong")) << "expected step " << step << "\n"
-                                                                              << describe(r);
+                                                                             << describe(r);
 }
 
 }  // namespace ddsmc::test

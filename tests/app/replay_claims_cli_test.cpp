@@ -253,7 +253,8 @@ TEST(ReplayCliClaims, CounterexampleWithAFaultyStateInTheStemFails) {
   // Node a is faulty after the step that adds `error`, a step of the stem.
   const json& steps = ce["trace"]["steps"];
   size_t k = 0;
-  while (k < steps.size() && !(steps[k].contains("added") && steps[k]["added"].dump().find("\"error\"") != std::string::npos))
+  while (k < steps.size() &&
+         !(steps[k].contains("added") && steps[k]["added"].dump().find("\"error\"") != std::string::npos))
     ++k;
   ASSERT_LT(k + 1, ce["trace"]["loop_start"].get<size_t>() + 1) << "the faulty state is in the stem";
   const std::string faulty = "a is faulty in the state before step " + std::to_string(k + 1);
@@ -265,7 +266,8 @@ TEST(ReplayCliClaims, CounterexampleWithAFaultyStateInTheStemFails) {
   {
     json file = c.trace;
     entry(file, "always-partial")["trace"]["never_faulty"] = "a";
-    expect_claim_fails(replay_json(model, file), faulty + ", but an always-partial counterexample says it is never faulty");
+    expect_claim_fails(replay_json(model, file),
+                       faulty + ", but an always-partial counterexample says it is never faulty");
   }
 }
 

@@ -50,7 +50,8 @@ DropsTrace drops_trace() {
 size_t first_step_between_nodes(const json& trace) {
   const json& steps = trace["steps"];
   size_t k = 0;
-  while (k < steps.size() && (steps[k]["channel"].is_null() || steps[k]["channel"]["from"] == steps[k]["channel"]["to"]))
+  while (k < steps.size() &&
+         (steps[k]["channel"].is_null() || steps[k]["channel"]["from"] == steps[k]["channel"]["to"]))
     ++k;
   return k;
 }
@@ -258,8 +259,9 @@ TEST(ReplayCliFields, DroppedMustBeTheDroppedMessagesAsASet) {
   // Listed twice: still the same set.
   d.step(0)["dropped"].push_back(d.step(0)["dropped"][0]);
   expect_all_replay(replay_json(d.model, d.file), 1);
-  for (json wrong : {json::array(), json::parse(R"([{"to": "z", "payload": "ping"}, {"to": "a", "payload": "ping"}])"),
-                     json::parse(R"([{"to": "a", "payload": "ping"}])"), json::parse(R"([{"to": "z", "payload": "done"}])")}) {
+  for (json wrong :
+       {json::array(), json::parse(R"([{"to": "z", "payload": "ping"}, {"to": "a", "payload": "ping"}])"),
+        json::parse(R"([{"to": "a", "payload": "ping"}])"), json::parse(R"([{"to": "z", "payload": "done"}])")}) {
     SCOPED_TRACE(wrong.dump());
     d.step(0)["dropped"] = wrong;
     CliResult r = replay_json(d.model, d.file);
@@ -290,7 +292,8 @@ TEST(ReplayCliFields, StableMustBeABooleanThatMatchesTheDbChange) {
 
 TEST(ReplayCliFields, EveryFieldCheckWritesIsRequired) {
   auto d = drops_trace();
-  for (const char* key : {"index", "channel", "node", "payload", "input", "added", "removed", "sent", "dropped", "stable"}) {
+  for (const char* key :
+       {"index", "channel", "node", "payload", "input", "added", "removed", "sent", "dropped", "stable"}) {
     SCOPED_TRACE(key);
     auto copy = d;
     ASSERT_TRUE(copy.step(0).contains(key));
