@@ -211,9 +211,12 @@ ParsedTrace parse_run(const engine::CompiledModel& cm, const json& t) {
   return out;
 }
 
-std::string claim_label(size_t number, const Claim& c) {
+// "trace 2 (always-total counterexample)"; a trace without a claim is
+// labelled by its kind when the file gives one ("simulation").
+std::string claim_label(size_t number, const Claim& c, const std::string& kind = "") {
   switch (c.kind) {
-    case Claim::Kind::None: return fmt::format("trace {}", number);
+    case Claim::Kind::None:
+      return kind.empty() ? fmt::format("trace {}", number) : fmt::format("trace {} ({})", number, kind);
     case Claim::Kind::Bound: return fmt::format("trace {} (bound)", number);
     case Claim::Kind::Witness: return fmt::format("trace {} ({} witness)", number, engine::property_name(c.property));
     case Claim::Kind::Counterexample:
@@ -222,9 +225,9 @@ std::string claim_label(size_t number, const Claim& c) {
   return "trace";
 }
 
-// The run of trace object `t` under `claim`, as trace `number` of the file.
-ParsedTrace parse_claimed_run(const engine::CompiledModel& cm, const json& t, size_t number, const Claim& claim) {
-  std::string label = claim_label(number, claim);
+// The run of trace object `t` under `claim`, labelled `label`.
+ParsedTrace parse_claimed_run(const engine::CompiledModel& cm, const json& t, const std::string& label,
+                              const Claim& claim) {
   return labelled(label, [&] {
     ParsedTrace p = parse_run(cm, t);
     p.label = label;
@@ -300,7 +303,7 @@ void parse_report(const engine::CompiledModel& cm, const json& doc, std::vector<
   if (b.is_object() && b.contains("trace") && !b["trace"].is_null()) {
     size_t number = out.size() + 1;
     Claim claim = labelled(fmt::format("trace {} (bound)", number), [&] { return bound_claim(cm, b, fairness); });
-    out.push_back(parse_claimed_run(cm, b["trace"], number, claim));
+    out.push_back(parse_claimed_run(cm, b["trace"], claim_label(number, claim), claim));
   }
   const json& props = doc["properties"];
   if (!props.is_object()) throw TraceError{"'properties' must be an object"};
@@ -320,7 +323,7 @@ void parse_report(const engine::CompiledModel& cm, const json& doc, std::vector<
     // A trace shows a verdict: a witness that sometimes-* holds, a counterexample that always-* fails.
     bool holds = labelled(fmt::format("trace {} ({})", number, key), [&] { return boolean(props[key], "holds"); });
     claim.kind = holds ? Claim::Kind::Witness : Claim::Kind::Counterexample;
-    out.push_back(parse_claimed_run(cm, props[key]["trace"], number, claim));
+    out.push_back(parse_claimed_run(cm, props[key]["trace"], claim_label(number, claim), claim));
   }
 }
 
@@ -333,12 +336,13 @@ bool parse_traces(const engine::CompiledModel& cm, const json& doc, std::vector<
       for (size_t i = 0; i < doc["traces"].size(); ++i) {
         const json& e = doc["traces"][i];
         Claim claim = labelled(fmt::format("trace {}", i + 1), [&] { return entry_claim(e, fairness); });
-        out.push_back(parse_claimed_run(cm, e.value("trace", json()), i + 1, claim));
+        std::string label = claim_label(i + 1, claim, e["kind"].get<std::string>());
+        out.push_back(parse_claimed_run(cm, e.value("trace", json()), label, claim));
       }
     } else if (doc.is_object() && doc.contains("properties")) {
       parse_report(cm, doc, out);
     } else {
-      out.push_back(parse_claimed_run(cm, doc, 1, Claim{}));
+      out.push_back(parse_claimed_run(cm, doc, "trace 1", Claim{}));
     }
   } catch (const TraceError& e) {
     error = e.what;
