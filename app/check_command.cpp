@@ -177,6 +177,7 @@ int run_check(const CheckOptions& opts) {
     json tj = {{"model", opts.model.path}, {"network", m->network.description()},
                          {"network_spec", opts.model.overrides.network_spec ? nlohmann::json(*opts.model.overrides.network_spec) : nlohmann::json(nullptr)},
                          {"input_bound", report["input_bound"]},
+                         {"fairness", opts.fairness},
                          {"traces", traces}};
     if (!write_json_file(*opts.trace_path, tj)) {
       std::fprintf(stderr, "ddsmc: cannot write %s\n", opts.trace_path->c_str());

@@ -4,7 +4,7 @@
 #include <deque>
 #include <functional>
 
-#include "engine/successors.hpp"  // kIdleArc
+#include "engine/fairness.hpp"
 
 namespace ddsmc::engine {
 namespace {
@@ -96,8 +96,7 @@ std::optional<CycleTargets> qualify(const StateGraph& g, const Subgraph& sub, co
   for (StateId s : members) in_scc[s] = 1;
   CycleTargets t;
   bool has_edge = false, has_unstable = false;
-  std::vector<char> arc_done(g.num_arcs(), 0);
-  size_t arcs_left = fairness == Fairness::Channel ? g.num_arcs() : 0;
+  ArcCoverage arcs(g.num_arcs(), fairness);
   for (StateId s : members) {
     for (const Edge& e : g.edges(s)) {
       if (!in_scc[e.target] || !sub.keeps(e)) continue;
@@ -109,25 +108,12 @@ std::optional<CycleTargets> qualify(const StateGraph& g, const Subgraph& sub, co
         has_unstable = true;
         t.edges.emplace_back(s, e);
       }
-      if (arcs_left && e.arc() != kIdleArc && !arc_done[e.arc()]) {
-        arc_done[e.arc()] = 1;
-        --arcs_left;
-        t.edges.emplace_back(s, e);
-      }
+      if (arcs.serve(e.arc())) t.edges.emplace_back(s, e);
     }
-    if (arcs_left) {
-      bool useful = false;
-      for (uint32_t a = 0; a < g.num_arcs(); ++a)
-        if (!arc_done[a] && g.channel_empty(s, a)) {
-          arc_done[a] = 1;
-          --arcs_left;
-          useful = true;
-        }
-      if (useful) t.states.push_back(s);
-    }
+    if (arcs.visit(g, s)) t.states.push_back(s);
   }
   for (StateId s : members) in_scc[s] = 0;
-  if (!has_edge || (need_unstable && !has_unstable) || arcs_left) return std::nullopt;
+  if (!has_edge || (need_unstable && !has_unstable) || !arcs.complete()) return std::nullopt;
   return t;
 }
 

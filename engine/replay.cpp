@@ -1,11 +1,16 @@
 #include "engine/replay.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
+#include "engine/replay_claims.hpp"
 #include "hashing/canonical.hpp"
 
 namespace ddsmc::engine {
 namespace {
+
+using Runs = std::vector<std::vector<Word>>;
 
 bool channel_has(const std::vector<Word>& ch, const std::vector<Word>& fact, const hashing::StateLayout& layout) {
   for (size_t i = 0; i < ch.size();) {
@@ -16,113 +21,167 @@ bool channel_has(const std::vector<Word>& ch, const std::vector<Word>& fact, con
   return false;
 }
 
-}  // namespace
-
-ReplayResult replay(const CompiledModel& cm, const std::vector<ReplayStep>& steps, std::optional<size_t> loop_start,
-                    const std::vector<std::vector<Word>>* initial) {
+// The state after node `arc.dst` served `payload` on `arc_id` with outcome `r`.
+hashing::GlobalState apply(const CompiledModel& cm, const hashing::GlobalState& cur, uint32_t arc_id,
+                           const std::vector<Word>& payload, const StepResult& r) {
   const auto& layout = cm.layout;
   const auto& net = cm.model->network;
-  ReplayResult res;
-  StepEvaluator eval(cm);
-  std::vector<hashing::GlobalState> states{initial_state(cm)};
-  auto fail = [&](std::string why) {
-    res.ok = false;
-    res.problem = std::move(why);
-    return res;
-  };
-  if (initial) {
-    if (initial->size() != layout.num_nodes) return fail("the recorded initial state does not list every node");
-    for (uint32_t n = 0; n < layout.num_nodes; ++n) {
-      std::vector<Word> db = (*initial)[n];
-      hashing::normalize_db(db, layout);
-      if (db != states[0].dbs[n])
-        return fail("the recorded initial DB of " + net.name(n) + " is not the model's initial state");
-    }
-  }
-  for (const ReplayStep& st : steps) {
-    const hashing::GlobalState& cur = states.back();
-    if (st.idle) {
-      for (const auto& ch : cur.channels)
-        if (!ch.empty()) return fail("the step is idle, but some channel is not empty");
-      states.push_back(cur);
-      ++res.steps_ok;
-      continue;
-    }
-    if (st.arc >= layout.num_arcs) return fail("no such channel");
-    if (st.payload.empty() || !channel_has(cur.channels[st.arc], st.payload, layout))
-      return fail("the channel does not hold that payload");
-    size_t input_facts = hashing::sorted_runs(st.input, 0, layout).size();
-    if (input_facts > cm.model->bounds.input)
-      return fail("the input has " + std::to_string(input_facts) + " facts, more than the input bound " +
-                  std::to_string(cm.model->bounds.input));
-    for (size_t i = 0; i < st.input.size(); i += layout.fact_words(st.input[i]))
-      if (cm.model->pred(st.input[i]).kind != model::PredKind::Input) return fail("an input fact is not of an input predicate");
+  const model::Arc arc = net.arc(arc_id);
+  hashing::GlobalState next = cur;
+  next.dbs[arc.dst] = r.db;
+  channel_remove(next.channels[arc_id], payload.data(), layout);
+  for (size_t k = 0; k < r.sent.size(); k += 1 + layout.fact_words(r.sent[k + 1]))
+    channel_add(next.channels[*net.arc_id(arc.dst, r.sent[k])], r.sent.data() + k + 1, layout);
+  return next;
+}
+
+// Replays one step from `cur` into `next`; returns what is wrong with it, if anything.
+class StepReplayer {
+ public:
+  explicit StepReplayer(const CompiledModel& cm) : cm_(cm), eval_(cm) {}
+
+  std::optional<std::string> step(const hashing::GlobalState& cur, const ReplayStep& st, size_t position,
+                                  hashing::GlobalState& next, std::optional<ConcreteStep>& computed) {
+    if (st.index != position) return fmt::format("'index' is {}, but this is step {}", st.index, position);
+    if (st.arc == kIdleArc) return idle(cur, st, next);
+    const auto& layout = cm_.layout;
+    const auto& net = cm_.model->network;
+    if (st.idle) return "'idle' is true, but the step serves a channel";
+    if (st.arc >= layout.num_arcs) return "no such channel";
     const model::Arc arc = net.arc(st.arc);
+    if (st.node != arc.dst)
+      return fmt::format("'node' is {}, but the channel {} -> {} is served by {}", net.name(st.node), net.name(arc.src),
+                         net.name(arc.dst), net.name(arc.dst));
+    if (st.payload.empty() || !channel_has(cur.channels[st.arc], st.payload, layout))
+      return "the channel does not hold that payload";
+    size_t input_facts = hashing::sorted_runs(st.input, 0, layout).size();
+    if (input_facts > cm_.model->bounds.input)
+      return fmt::format("the input has {} facts, more than the input bound {}", input_facts, cm_.model->bounds.input);
+    for (size_t i = 0; i < st.input.size(); i += layout.fact_words(st.input[i]))
+      if (cm_.model->pred(st.input[i]).kind != model::PredKind::Input)
+        return "an input fact is not of an input predicate";
     std::vector<Word> input = st.input;
     hashing::normalize_db(input, layout);
-    // The recorded effect: the new DB and the messages as sets.
-    auto old_db = hashing::sorted_runs(cur.dbs[arc.dst], 0, layout);
-    auto added = hashing::sorted_runs(st.added, 0, layout), removed = hashing::sorted_runs(st.removed, 0, layout);
-    for (const auto& f : removed)
-      if (!std::binary_search(old_db.begin(), old_db.end(), f)) return fail("a removed fact is not in the node's DB");
-    for (const auto& f : added)
-      if (std::binary_search(old_db.begin(), old_db.end(), f)) return fail("an added fact is already in the node's DB");
 
-    std::vector<std::vector<Word>> want_db;
+    // The recorded effect: the new DB and the messages, as sets.
+    Runs old_db = hashing::sorted_runs(cur.dbs[arc.dst], 0, layout);
+    Runs added = hashing::sorted_runs(st.added, 0, layout), removed = hashing::sorted_runs(st.removed, 0, layout);
+    for (const auto& f : removed)
+      if (!std::binary_search(old_db.begin(), old_db.end(), f)) return "a removed fact is not in the node's DB";
+    for (const auto& f : added)
+      if (std::binary_search(old_db.begin(), old_db.end(), f)) return "an added fact is already in the node's DB";
+    Runs want_db;
     for (const auto& f : old_db)
       if (!std::binary_search(removed.begin(), removed.end(), f)) want_db.push_back(f);
     want_db.insert(want_db.end(), added.begin(), added.end());
     std::sort(want_db.begin(), want_db.end());
-    want_db.erase(std::unique(want_db.begin(), want_db.end()), want_db.end());
-    auto want_sent = hashing::sorted_runs(st.sent, 1, layout);
+    Runs want_sent = hashing::sorted_runs(st.sent, 1, layout),
+         want_dropped = hashing::sorted_runs(st.dropped, 1, layout);
 
+    // The first outcome, and the first with the recorded DB and messages sent, for the diagnosis.
+    std::optional<StepResult> first, near;
     bool matched = false;
     StepInput in{arc.dst, &cur.dbs[arc.dst], arc.src, st.payload.data(), &input};
-    hashing::GlobalState next;
-    std::optional<ReplayStep> first;
-    eval.evaluate(in, [&](const StepResult& r) {
+    eval_.evaluate(in, [&](const StepResult& r) {
       if (matched) return;
-      auto got_db = hashing::sorted_runs(r.db, 0, layout);
-      auto got_sent = hashing::sorted_runs(r.sent, 1, layout);
-      if (got_db != want_db || got_sent != want_sent) {
-        if (!first) {
-          ReplayStep c;
-          for (const auto& f : got_db)
-            if (!std::binary_search(old_db.begin(), old_db.end(), f)) c.added.insert(c.added.end(), f.begin(), f.end());
-          for (const auto& f : old_db)
-            if (!std::binary_search(got_db.begin(), got_db.end(), f)) c.removed.insert(c.removed.end(), f.begin(), f.end());
-          c.sent = r.sent;
-          first = c;
-        }
+      if (!first) first = r;
+      if (hashing::sorted_runs(r.db, 0, layout) != want_db || hashing::sorted_runs(r.sent, 1, layout) != want_sent)
         return;
-      }
+      if (!near) near = r;
+      if (hashing::sorted_runs(r.dropped, 1, layout) != want_dropped) return;
       matched = true;
-      next = cur;
-      next.dbs[arc.dst] = r.db;
-      channel_remove(next.channels[st.arc], st.payload.data(), layout);
-      for (size_t k = 0; k < r.sent.size(); k += 1 + layout.fact_words(r.sent[k + 1]))
-        channel_add(next.channels[*net.arc_id(arc.dst, r.sent[k])], r.sent.data() + k + 1, layout);
+      next = apply(cm_, cur, st.arc, st.payload, r);
     });
     if (!matched) {
-      res.computed = first;
-      return fail("no choice outcome of the program has the recorded effect (new DB and messages sent)");
+      if (!first) return "the program has no outcome for this step";
+      const StepResult& shown = near ? *near : *first;
+      StepDetail d;
+      d.arc = st.arc;
+      d.payload = st.payload.data();
+      d.input = &input;
+      d.result = &shown;
+      computed = make_step(cm_, cur, apply(cm_, cur, st.arc, st.payload, shown), d);
+      return near ? "'dropped' does not list the messages the step drops (destinations that are not neighbours)"
+                  : "no choice outcome of the program has the recorded effect (new DB and messages sent)";
     }
-    if (st.stable && *st.stable != (added.empty() && removed.empty()))
-      return fail("the step is recorded as stable but changes the DB, or the other way round");
-    states.push_back(std::move(next));
+    if (st.stable != (added.empty() && removed.empty()))
+      return st.stable ? "the step is recorded as stable but changes the DB"
+                       : "the step is recorded as not stable but leaves the DB unchanged";
+    return std::nullopt;
+  }
+
+ private:
+  static std::optional<std::string> idle(const hashing::GlobalState& cur, const ReplayStep& st,
+                                         hashing::GlobalState& next) {
+    if (!st.idle) return "a step with 'channel': null is the idle step and must say 'idle': true";
+    if (!st.stable) return "the idle step is stable";
+    for (const auto& ch : cur.channels)
+      if (!ch.empty()) return "the step is idle, but some channel is not empty";
+    next = cur;
+    return std::nullopt;
+  }
+
+  const CompiledModel& cm_;
+  StepEvaluator eval_;
+};
+
+}  // namespace
+
+ReplayResult replay(const CompiledModel& cm, const std::vector<ReplayStep>& steps, std::optional<size_t> loop_start,
+                    const std::vector<std::vector<Word>>* initial, const TraceClaim& claim) {
+  const auto& layout = cm.layout;
+  ReplayResult res;
+  auto fail = [&](ReplayResult::Failure how, std::string why) {
+    res.failure = how;
+    res.problem = std::move(why);
+    return res;
+  };
+  // The run's states as the claim check reads them; only the loop's first
+  // state and the current one are kept whole.
+  ReplayedRun run{steps, loop_start, StateGraph(layout), std::nullopt, initial_state(cm)};
+  hashing::GlobalState loop_state;
+  auto record = [&](const hashing::GlobalState& s) {
+    StateId id = run.states.add_state({}, s, run.states.num_states() ? run.states.num_states() - 1 : kNoState);
+    if (claim.kind == TraceClaim::Kind::Bound && !run.first_over_bound)
+      if (auto v = check_bounds(s, cm)) run.first_over_bound.emplace(id, *v);
+    if (loop_start && *loop_start == id) loop_state = s;
+  };
+  if (initial) {
+    if (initial->size() != layout.num_nodes)
+      return fail(ReplayResult::Failure::Initial, "the recorded initial state does not list every node");
+    for (uint32_t n = 0; n < layout.num_nodes; ++n) {
+      std::vector<Word> db = (*initial)[n];
+      hashing::normalize_db(db, layout);
+      if (db != run.last.dbs[n])
+        return fail(ReplayResult::Failure::Initial,
+                    "the recorded initial DB of " + cm.model->network.name(n) + " is not the model's initial state");
+    }
+  }
+  record(run.last);
+  StepReplayer replayer(cm);
+  hashing::GlobalState next;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    if (auto problem = replayer.step(run.last, steps[i], i, next, res.computed))
+      return fail(ReplayResult::Failure::Step, std::move(*problem));
+    std::swap(run.last, next);
+    record(run.last);
     ++res.steps_ok;
   }
   if (loop_start) {
     // The loop holds at least one step: it starts before the last step.
-    if (*loop_start >= steps.size()) return fail("loop_start is not the index of a step of the trace");
+    if (*loop_start >= steps.size())
+      return fail(ReplayResult::Failure::Loop, "loop_start is not the index of a step of the trace");
     hashing::Canonicalizer canon(layout);
     hashing::CanonicalForm a, b;
-    canon.canonicalize(states.back(), a);
-    canon.canonicalize(states[*loop_start], b);
+    canon.canonicalize(run.last, a);
+    canon.canonicalize(loop_state, b);
     if (a.bytes != b.bytes)
-      return fail("the loop does not close: the last state is not a renaming of the state before step " +
-                  std::to_string(*loop_start));
+      return fail(ReplayResult::Failure::Loop,
+                  fmt::format("the loop does not close: the last state is not a renaming of the state before step {}",
+                              *loop_start));
   }
+  if (auto problem = check_claim(cm, run, claim, res.claim))
+    return fail(ReplayResult::Failure::Claim, std::move(*problem));
   return res;
 }
 

@@ -1,4 +1,4 @@
-// `ddsmc check`, `ddsmc simulate` and `ddsmc replay` end to end: every case
+// `ddsmc check` and `ddsmc simulate` end to end (replay: replay_cli_test.cpp): every case
 // runs the real binary, as a user does, and looks at what a user or a script
 // sees: the exit code (SPEC 5: 0 holds, 1 fails, 2 usage or model error,
 // 3 incomplete), the text on stdout/stderr, and the --json / --trace files.
@@ -19,18 +19,13 @@
 #include <thread>
 #include <vector>
 
+#include "tests/app/cli_support.hpp"
 #include "tests/test_support.hpp"
 
-using ddsmc::test::CliResult;
-using ddsmc::test::read_text;
-using ddsmc::test::run_ddsmc;
-using ddsmc::test::source_path;
-using ddsmc::test::temp_file;
+using namespace ddsmc::test;
 using nlohmann::json;
 
 namespace {
-
-constexpr double kTimeout = 60;  // seconds; every run here takes well under a few
 
 const char* const kExamples[] = {"counter_machine_halting", "counter_machine_nonhalting", "echo",     "flooding",
                                  "gossip",                  "leader_election",            "ping_pong", "relay",
@@ -77,35 +72,6 @@ const char* const kEndless =
     "flip if tick@_, not prev flip.\n"
     "seen(X) if v(X).\n"
     "seen(X) if prev seen(X).\n";
-
-std::string example(const std::string& name) { return source_path("examples/" + name + ".d2c"); }
-
-std::string describe(const CliResult& r) {
-  return "exit code " + std::to_string(r.exit_code) + "\n--- stdout:\n" + r.out.substr(0, 6000) +
-         "\n--- stderr:\n" + r.err.substr(0, 6000);
-}
-
-CliResult cli(const std::vector<std::string>& args) { return run_ddsmc(args, kTimeout); }
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
-json load_json(const std::string& path) {
-  std::ifstream in(path);
-  json j = json::parse(in, nullptr, false);
-  return j;
-}
-
-void save_json(const std::string& path, const json& j) { std::ofstream(path) << j.dump(1) << "\n"; }
-
-std::string scratch(const std::string& suffix = ".json") { return temp_file("", suffix); }
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) out.push_back(line);
-  return out;
-}
 
 // "states N, transitions M, ..." from the text report.
 struct Counts {
@@ -303,18 +269,6 @@ std::map<std::string, bool> expected_verdicts(const std::string& file, const std
     }
   }
   return out;
-}
-
-// "LABEL: N steps replay" for every trace, nothing wrong.
-void expect_all_replay(const CliResult& r, size_t traces) {
-  EXPECT_EQ(r.exit_code, 0) << describe(r);
-  size_t ok = 0;
-  for (const auto& line : lines_of(r.out)) {
-    static const std::regex re(R"(^[a-z_ -]+: [0-9]+ steps replay(, and the loop closes at step [0-9]+)?$)");
-    if (std::regex_match(line, re)) ++ok;
-    else ADD_FAILURE() << "unexpected replay line: " << line << "\n" << describe(r);
-  }
-  EXPECT_EQ(ok, traces) << describe(r);
 }
 
 // ---------------------------------------------------------------------------
@@ -703,211 +657,6 @@ TEST(CheckCliExamples, VerdictsMatchExpectLinesAndEveryTraceReplays) {
       expect_all_replay(cli({"replay", model, trace}), with_trace);
       expect_all_replay(cli({"replay", model, report}), with_trace);
     }
-  }
-}
-
-// ---------------------------------------------------------------------------
-// replay
-
-// The always-total counterexample of ping_pong, as a --trace file.
-struct PingPongTrace {
-  std::string model = example("ping_pong");
-  json file;
-  json& trace() { return file["traces"][0]["trace"]; }
-};
-
-PingPongTrace ping_pong_trace() {
-  PingPongTrace p;
-  std::string path = scratch();
-  CliResult r = cli({"check", p.model, "--property", "always-total", "--trace", path});
-  EXPECT_EQ(r.exit_code, 1) << describe(r);
-  p.file = load_json(path);
-  EXPECT_TRUE(p.file.is_object() && p.file["traces"].size() == 1) << p.file.dump().substr(0, 500);
-  return p;
-}
-
-CliResult replay_json(const std::string& model, const json& doc) {
-  std::string path = scratch();
-  save_json(path, doc);
-  return cli({"replay", model, path});
-}
-
-// The first step (from `from`) that has a non-empty `key`.
-size_t first_step_with(const json& trace, const char* key, size_t from = 0) {
-  const json& steps = trace["steps"];
-  for (size_t i = from; i < steps.size(); ++i)
-    if (steps[i].contains(key) && !steps[i][key].empty()) return i;
-  return steps.size();
-}
-
-void expect_wrong_step(const CliResult& r, size_t step) {
-  EXPECT_EQ(r.exit_code, 1) << describe(r);
-  EXPECT_TRUE(contains(r.out, "step " + std::to_string(step) + " is wrong")) << "expected step " << step << "\n"
-                                                                              << describe(r);
-}
-
-TEST(CheckCliReplay, UntouchedTraceReplays) {
-  auto p = ping_pong_trace();
-  CliResult r = replay_json(p.model, p.file);
-  expect_all_replay(r, 1);
-  EXPECT_TRUE(contains(r.out, "loop closes at step " + std::to_string(p.trace()["loop_start"].get<size_t>())))
-      << describe(r);
-  // A bare trace object (not wrapped in a file) replays too.
-  expect_all_replay(replay_json(p.model, p.trace()), 1);
-}
-
-TEST(CheckCliReplay, TamperedPayloadNamesTheStep) {
-  auto p = ping_pong_trace();
-  // A step on a channel between two nodes: `start` is only ever on self-loops.
-  const json& steps = p.trace()["steps"];
-  size_t k = 0;
-  while (k < steps.size() && (steps[k]["channel"].is_null() || steps[k]["channel"]["from"] == steps[k]["channel"]["to"]))
-    ++k;
-  ASSERT_LT(k, steps.size());
-  p.trace()["steps"][k]["payload"] = "start";
-  expect_wrong_step(replay_json(p.model, p.file), k);
-}
-
-TEST(CheckCliReplay, TamperedAddedRemovedOrSentNamesTheStep) {
-  for (const char* key : {"added", "removed", "sent"}) {
-    SCOPED_TRACE(key);
-    auto p = ping_pong_trace();
-    size_t k = first_step_with(p.trace(), key);
-    ASSERT_LT(k, p.trace()["steps"].size()) << "no step with " << key;
-    p.trace()["steps"][k][key] = json::array();
-    CliResult r = replay_json(p.model, p.file);
-    expect_wrong_step(r, k);
-    EXPECT_TRUE(contains(r.out, "the program computes")) << describe(r);
-  }
-  {
-    SCOPED_TRACE("input beyond the input bound");
-    auto p = ping_pong_trace();
-    p.trace()["steps"][1]["input"] = json::array({"flip"});
-    expect_wrong_step(replay_json(p.model, p.file), 1);
-  }
-}
-
-TEST(CheckCliReplay, DroppedStepNamesTheStep) {
-  auto p = ping_pong_trace();
-  // Drop a step whose message the next step consumes: the next step then
-  // finds its channel empty.
-  json& steps = p.trace()["steps"];
-  size_t k = 0;
-  for (; k + 1 < steps.size(); ++k) {
-    const json& next = steps[k + 1];
-    if (steps[k]["channel"].is_null() || next["channel"].is_null()) continue;
-    if (next["channel"]["from"] == next["channel"]["to"]) continue;
-    bool consumes = false;
-    for (const auto& m : steps[k]["sent"])
-      consumes |= m["to"] == next["channel"]["to"] && m["payload"] == next["payload"] &&
-                  next["channel"]["from"] == steps[k]["channel"]["to"];
-    if (consumes) break;
-  }
-  ASSERT_LT(k + 1, steps.size());
-  steps.erase(k);
-  if (p.trace()["loop_start"].get<size_t>() > k) p.trace()["loop_start"] = p.trace()["loop_start"].get<size_t>() - 1;
-  expect_wrong_step(replay_json(p.model, p.file), k);
-}
-
-TEST(CheckCliReplay, WrongLoopStartIsReported) {
-  {
-    auto p = ping_pong_trace();
-    p.trace()["loop_start"] = p.trace()["loop_start"].get<size_t>() + 1;
-    CliResult r = replay_json(p.model, p.file);
-    EXPECT_EQ(r.exit_code, 1) << describe(r);
-    EXPECT_TRUE(contains(r.out, "loop does not close")) << describe(r);
-  }
-  {
-    auto p = ping_pong_trace();
-    p.trace()["steps"].erase(p.trace()["steps"].size() - 1);  // the cycle no longer closes
-    CliResult r = replay_json(p.model, p.file);
-    EXPECT_EQ(r.exit_code, 1) << describe(r);
-    EXPECT_TRUE(contains(r.out, "loop does not close")) << describe(r);
-  }
-  {
-    auto p = ping_pong_trace();
-    p.trace()["loop_start"] = p.trace()["steps"].size();
-    CliResult r = replay_json(p.model, p.file);
-    EXPECT_EQ(r.exit_code, 1) << describe(r);
-    EXPECT_TRUE(contains(r.out, "loop_start")) << describe(r);
-  }
-  // An empty run with a loop used to read past the replayed states (exit 139),
-  // and `loop_start: 0` passed as a zero-step loop.
-  for (int loop_start : {0, 3, 100000}) {
-    SCOPED_TRACE(loop_start);
-    CliResult r = replay_json(example("ping_pong"), json{{"steps", json::array()}, {"loop_start", loop_start}});
-    EXPECT_EQ(r.exit_code, 1) << describe(r);
-    EXPECT_TRUE(contains(r.out, "loop_start")) << describe(r);
-  }
-}
-
-TEST(CheckCliReplay, MalformedFilesExitTwoWithAMessage) {
-  std::string model = example("ping_pong");
-  const std::vector<std::pair<std::string, std::string>> cases = {
-      {"", "not valid JSON"},
-      {"{\"steps\": [", "not valid JSON"},
-      {"[1, 2, 3]", "steps"},
-      {"{\"hello\": 1}", "steps"},
-      {"{\"steps\": 3}", "steps"},
-      {"{\"traces\": []}", "no trace"},
-      {"{\"traces\": [{\"kind\": \"witness\"}]}", "steps"},
-      {"{\"steps\": [{\"channel\": {\"from\": \"n0\", \"to\": \"nowhere\"}, \"payload\": \"ball\"}]}", "unknown node"},
-      {"{\"steps\": [{\"channel\": {\"from\": \"n0\", \"to\": \"n1\"}, \"payload\": \"nosuch\"}]}", "unknown predicate"},
-      {"{\"steps\": [{\"channel\": {\"from\": \"n0\", \"to\": \"n1\"}, \"payload\": \"ball(x)\"}]}", "error"},
-      {"{\"steps\": [{\"channel\": {\"from\": \"n0\", \"to\": \"n1\"}, \"payload\": \"flip\"}]}", "transport"},
-      {"{\"steps\": [{\"channel\": {\"from\": \"n0\", \"to\": \"n1\"}}]}", "payload"},
-      {"{\"steps\": [{\"channel\": {\"from\": \"n0\", \"to\": \"n1\"}, \"payload\": \"ball\", \"added\": \"flip\"}]}",
-       "list"},
-      {"{\"steps\": [], \"loop_start\": \"x\"}", "loop_start"},
-      {"{\"steps\": [], \"loop_start\": -1}", "loop_start"},
-  };
-  for (const auto& [content, message] : cases) {
-    SCOPED_TRACE(content);
-    std::string path = temp_file(content, ".json");
-    CliResult r = cli({"replay", model, path});
-    EXPECT_EQ(r.exit_code, 2) << describe(r);
-    EXPECT_TRUE(contains(r.err, "error")) << describe(r);
-    EXPECT_TRUE(contains(r.err, message)) << describe(r);
-  }
-  CliResult missing = cli({"replay", model, ddsmc::test::temp_dir() + "/no_such_trace.json"});
-  EXPECT_EQ(missing.exit_code, 2) << describe(missing);
-  EXPECT_TRUE(contains(missing.err, "cannot open")) << describe(missing);
-  EXPECT_EQ(cli({"replay", model}).exit_code, 2);
-}
-
-TEST(CheckCliReplay, NetworkSpecIsRecordedInTheTrace) {
-  std::string model = example("flooding");
-  std::string trace = scratch(), report = scratch();
-  CliResult r = cli({"check", model, "--network", "ring:3", "--trace", trace, "--json", report});
-  ASSERT_EQ(r.exit_code, 0) << describe(r);
-  EXPECT_EQ(load_json(trace).value("network_spec", json()), "ring:3");
-  EXPECT_EQ(load_json(report).value("network_spec", json()), "ring:3");
-  expect_all_replay(cli({"replay", model, trace}), 2);
-  expect_all_replay(cli({"replay", model, report}), 2);
-  // The command line still wins: on ring:4 the ring:3 trace does not fit.
-  CliResult other = cli({"replay", model, trace, "--network", "ring:4"});
-  EXPECT_NE(other.exit_code, 0) << describe(other);
-  EXPECT_LT(other.exit_code, 128) << describe(other);
-}
-
-TEST(CheckCliReplay, InputBoundIsRecordedInTheTrace) {
-  // relay with two input facts per step: the bound run uses both.
-  std::string model = example("relay");
-  std::string trace = scratch();
-  CliResult r = cli({"check", model, "--input-bound", "2", "--trace", trace});
-  ASSERT_NE(r.exit_code, 2) << describe(r);
-  json t = load_json(trace);
-  EXPECT_EQ(t.value("input_bound", json()), 2) << t.dump().substr(0, 300);
-  ASSERT_FALSE(t["traces"].empty());
-  expect_all_replay(cli({"replay", model, trace}), t["traces"].size());
-  // With the file's own bound (1) the two-fact inputs are illegal.
-  bool two_facts = false;
-  for (const auto& e : t["traces"])
-    for (const auto& s : e["trace"]["steps"]) two_facts |= s.contains("input") && s["input"].size() == 2;
-  if (two_facts) {
-    CliResult strict = cli({"replay", model, trace, "--input-bound", "1"});
-    EXPECT_EQ(strict.exit_code, 1) << describe(strict);
-    EXPECT_TRUE(contains(strict.out, "more than the input bound 1")) << describe(strict);
   }
 }
 

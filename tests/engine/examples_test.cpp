@@ -1,6 +1,6 @@
 // Every bundled example: its expected verdicts (the `% expect` lines in the
 // file) under both fairness modes, its hand-derived counts (`% hand-count`),
-// and every trace the checker produces for it replays.
+// and every trace the checker produces for it replays, its claim included.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -66,20 +66,36 @@ std::optional<model::Model> load(const std::string& path, std::optional<std::str
   return m;
 }
 
+// A lifted run as replay reads it back: every field as `check` writes it.
 std::vector<engine::ReplayStep> to_replay(const engine::ConcreteRun& run) {
   std::vector<engine::ReplayStep> out;
-  for (const auto& st : run.steps) {
+  for (size_t i = 0; i < run.steps.size(); ++i) {
+    const auto& st = run.steps[i];
     engine::ReplayStep r;
-    r.idle = st.arc == engine::kIdleArc;
+    r.index = i;
     r.arc = st.arc;
+    r.idle = st.arc == engine::kIdleArc;
+    r.node = st.node;
     r.payload = st.payload;
     r.input = st.input;
     r.added = st.added;
     r.removed = st.removed;
     r.sent = st.sent;
+    r.dropped = st.dropped;
+    r.stable = st.stable;
     out.push_back(std::move(r));
   }
   return out;
+}
+
+// What the verdict's lasso claims.
+engine::TraceClaim claim_of(const engine::Verdict& v, engine::Fairness f) {
+  engine::TraceClaim c;
+  c.property = v.property;
+  c.kind = *v.holds ? engine::TraceClaim::Kind::Witness : engine::TraceClaim::Kind::Counterexample;
+  c.never_faulty = v.node;
+  c.fairness = f;
+  return c;
 }
 
 class Example : public ::testing::TestWithParam<std::string> {};
@@ -106,8 +122,10 @@ TEST_P(Example, VerdictsAndReplayableTraces) {
       if (!v.lasso) continue;
       auto run = engine::lift(cm, res.graph, engine::lasso_hops(v.lasso->states, v.lasso->edges, v.lasso->loop_start));
       ASSERT_TRUE(run.has_value()) << "the lasso does not lift to a concrete run";
-      engine::ReplayResult r = engine::replay(cm, to_replay(*run), v.lasso->loop_start);
-      EXPECT_TRUE(r.ok) << "step " << r.steps_ok << ": " << r.problem;
+      // The run replays, and its claim (witness or counterexample) holds.
+      engine::ReplayResult r = engine::replay(cm, to_replay(*run), v.lasso->loop_start, nullptr, claim_of(v, f));
+      EXPECT_TRUE(r.ok()) << "step " << r.steps_ok << ": " << r.problem;
+      EXPECT_FALSE(r.claim.empty());
     }
   }
 }
