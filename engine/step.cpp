@@ -128,6 +128,7 @@ void StepEvaluator::join(const RulePlan& p, F&& emit_vars) {
   size_t i = 0;
   bool forward = true;
   while (true) {
+    cancel_->poll();
     if (i == n) {
       emit_vars();
       if (n == 0) return;
@@ -183,7 +184,10 @@ void StepEvaluator::run_fixpoint(const ComponentPlan& comp) {
         if (fired) changed |= insert(r, 0, nullptr);
         continue;
       }
-      for (size_t k = 0; k < buf.size(); k += arity) changed |= insert(r, arity, buf.data() + k);
+      for (size_t k = 0; k < buf.size(); k += arity) {
+        cancel_->poll();
+        changed |= insert(r, arity, buf.data() + k);
+      }
     }
     if (!comp.recursive) break;  // its rules read only earlier components: one pass is the fixpoint
   }

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "engine/cancel.hpp"
 #include "engine/compile.hpp"
 #include "engine/function_ref.hpp"
 
@@ -31,6 +32,9 @@ class StepEvaluator {
   explicit StepEvaluator(const CompiledModel& cm);
   // Calls `out` once per choice outcome (once when the program has no choice).
   void evaluate(const StepInput& in, FunctionRef<void(const StepResult&)> out);
+  // Polled inside the evaluation (join steps, fixpoint inserts): a long
+  // step can be stopped; evaluate() then throws Cancelled.
+  void set_cancellation(Cancellation* c) { cancel_ = c; }
 
  private:
   struct Relation {
@@ -70,6 +74,7 @@ class StepEvaluator {
   std::vector<Word> sent_;  // [dest const, pred, args...]* derived so far
   const FunctionRef<void(const StepResult&)>* out_ = nullptr;
   StepResult result_;
+  Cancellation* cancel_ = &Cancellation::none();
 };
 
 }  // namespace ddsmc::engine
