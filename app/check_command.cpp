@@ -55,18 +55,17 @@ StopReason guarded(F&& f) {
 // does not fit in memory is left out (the report says why).
 class HumanText {
  public:
-  HumanText(bool to_stderr, CheckOutcome& o) : to_stderr_(to_stderr), o_(o) {}
+  HumanText(Output& out, CheckOutcome& o) : out_(out), o_(o) {}
   template <class MakeText>
   void print(MakeText&& make) {
     std::string text;
     StopReason r = guarded([&] { text = make(); });
     if (r != StopReason::None && o_.analysis_stopped == StopReason::None) o_.analysis_stopped = r;
-    if (to_stderr_) std::fputs(text.c_str(), stderr);
-    else Output::standard().write(text);
+    out_.write(text);
   }
 
  private:
-  bool to_stderr_;
+  Output& out_;
   CheckOutcome& o_;
 };
 
@@ -110,38 +109,18 @@ void decide(CheckOutcome& o, const std::vector<engine::Property>& properties, en
   }
 }
 
-// The full report, or when memory does not allow it the minimal one.
-// Returns false when only the minimal one could be made.
-bool write_report(CheckOutcome& o, Output& out) {
+// Writes make()'s JSON, or `fallback` when memory does not allow it (then
+// returns false).
+template <class MakeJson>
+bool write_json(Output& out, MakeJson&& make, std::string_view fallback) {
   std::string text;
   refill_memory_reserve();  // what the analysis held is free again
   StopReason r = guarded([&] {
     throw_if_memory_low();
-    text = dump_json(report_json(o), 2) + "\n";
+    text = dump_json(make(), 2) + "\n";
   });
-  if (r == StopReason::None) {
-    out.write(text);
-    return true;
-  }
-  text = std::string();
-  char buf[1024];
-  out.write(minimal_report_json(o, buf, sizeof buf));
-  return false;
-}
-
-bool write_traces(const CheckOutcome& o, Output& out) {
-  std::string text;
-  refill_memory_reserve();
-  StopReason r = guarded([&] {
-    throw_if_memory_low();
-    text = dump_json(traces_json(o), 2) + "\n";
-  });
-  if (r == StopReason::None) {
-    out.write(text);
-    return true;
-  }
-  out.write("{\"traces\": [], \"incomplete_reason\": \"out-of-memory\"}\n");
-  return false;
+  out.write(r == StopReason::None ? std::string_view(text) : fallback);
+  return r == StopReason::None;
 }
 
 }  // namespace
@@ -184,13 +163,17 @@ int run_check(const CheckOptions& opts) {
   cancel.set_grace(kGrace);
 
   CheckOutcome o{opts, *m, cm, res, {}, {}, {}, {}};
-  HumanText human(json_out == &Output::standard(), o);
+  HumanText human(json_out == &Output::standard() ? Output::standard_error() : Output::standard(), o);
   human.print([&] { return header_text(o); });
   decide(o, properties, fairness, cancel, human);
 
   bool full = true;
-  if (json_out) full &= write_report(o, *json_out);
-  if (trace_out) full &= write_traces(o, *trace_out);
+  char minimal[1024];
+  if (json_out)
+    full &= write_json(*json_out, [&] { return report_json(o); }, minimal_report_json(o, minimal, sizeof minimal));
+  if (trace_out)
+    full &= write_json(*trace_out, [&] { return traces_json(o); },
+                       "{\"traces\": [], \"incomplete_reason\": \"out-of-memory\"}\n");
   if (!full) std::fprintf(stderr, "ddsmc: out of memory while writing the report: only the figures were written\n");
   int code = full ? check_exit_code(o) : kExitIncomplete;
   for (const auto& f : files)

@@ -154,14 +154,15 @@ std::string_view minimal_report_json(const CheckOutcome& o, char* buf, size_t si
                               "\"bound_exceeded\": null, \"properties\": {{",
                               o.explored.graph.num_states(), o.explored.graph.num_edges(),
                               o.opts.fairness == "none" ? "none" : "channel");
+  auto used = [&] { return std::min<size_t>(size, out.out - buf); };
   const char* sep = "";
   for (const auto& p : o.properties) {
-    out = fmt::format_to_n(out.out, size - std::min<size_t>(size, out.out - buf),
-                           "{}\"{}\": {{\"holds\": null, \"trace\": null}}", sep, engine::property_json_key(p.property));
+    out = fmt::format_to_n(out.out, size - used(), "{}\"{}\": {{\"holds\": null, \"trace\": null}}", sep,
+                           engine::property_json_key(p.property));
     sep = ", ";
   }
-  out = fmt::format_to_n(out.out, size - std::min<size_t>(size, out.out - buf), "}}}}\n");
-  return {buf, std::min<size_t>(size, out.out - buf)};
+  out = fmt::format_to_n(out.out, size - used(), "}}}}\n");
+  return {buf, used()};
 }
 
 int check_exit_code(const CheckOutcome& o) {

@@ -66,8 +66,13 @@ Output& Output::standard() {
   return out;
 }
 
+Output& Output::standard_error() {
+  static Output err(stderr, "standard error");
+  return err;
+}
+
 Output::~Output() {
-  if (file_ && file_ != stdout) std::fclose(file_);
+  if (file_ && file_ != stdout && file_ != stderr) std::fclose(file_);
 }
 
 void Output::write(std::string_view text) noexcept {

@@ -27,6 +27,9 @@ class Output {
                                        std::vector<std::unique_ptr<Output>>& files, std::string& error);
   // Standard output: one instance, which main() finishes after the command.
   static Output& standard();
+  // Standard error, for text that goes there when the result takes stdout
+  // (`--json -`); its failures are not reported (where would they go?).
+  static Output& standard_error();
   Output(const Output&) = delete;
   Output& operator=(const Output&) = delete;
   ~Output();

@@ -56,7 +56,8 @@ int run_simulate(const SimulateOptions& opts) {
   }
   Output* trace = outputs[0];
   engine::CompiledModel cm = engine::compile(*m);
-  Output& out = Output::standard();
+  // The run for people goes to stdout, unless the trace does (`--trace -`).
+  Output& out = trace == &Output::standard() ? Output::standard_error() : Output::standard();
   out.write(fmt::format("{}: network {}, seed {}\n", opts.model.path, m->network.description(), opts.seed));
   if (trace) trace->write(trace_head(opts, *m, cm));
 

@@ -12,9 +12,11 @@
 #include <string>
 #include <vector>
 
+#include "tests/app/models.hpp"
 #include "tests/test_support.hpp"
 
 using ddsmc::test::CliResult;
+using ddsmc::test::memory_bomb_model;
 using ddsmc::test::summary;
 using ddsmc::test::read_text;
 using ddsmc::test::run_ddsmc;
@@ -33,25 +35,6 @@ constexpr uint64_t kLimit = uint64_t{128} << 20;
 #define SKIP_UNDER_SANITIZERS()                                                                    \
   if (ddsmc::test::built_with_address_sanitizer())                                                 \
   GTEST_SKIP() << "ASan/TSan reserve terabytes of address space: an RLIMIT_AS test means nothing"
-
-// One node takes five quick steps (pos(0) -> pos(5)); the sixth derives
-// big(X, Y, Z) for every triple of 1000 constants: 10^9 facts, far more
-// than any limit here allows.
-std::string memory_bomb_model() {
-  std::string facts;
-  for (int i = 0; i < 1000; ++i) facts += "e(" + std::to_string(i) + "). ";
-  std::string rules;
-  for (int i = 0; i < 5; ++i)
-    rules += "pos(" + std::to_string(i + 1) + ") if prev pos(" + std::to_string(i) + ").\n";
-  return "state e/1, pos/1, big/3.\n"
-         "transport tick/0.\n"
-         "network { a. }\n"
-         "init { " + facts + "pos(0). }\n"
-         "e(X) if prev e(X).\n"
-         "tick@N if start@_, my_name(N).\n"
-         "tick@N if tick@_, my_name(N).\n" +
-         rules + "big(X, Y, Z) if prev pos(5), prev e(X), prev e(Y), prev e(Z).\n";
-}
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 

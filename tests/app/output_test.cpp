@@ -13,9 +13,11 @@
 #include <string>
 #include <vector>
 
+#include "tests/app/models.hpp"
 #include "tests/test_support.hpp"
 
 using ddsmc::test::CliResult;
+using ddsmc::test::long_step_model;
 using ddsmc::test::summary;
 using ddsmc::test::read_text;
 using ddsmc::test::run_ddsmc;
@@ -28,28 +30,17 @@ namespace {
 
 constexpr double kTimeout = 60;
 
-// A check that would run for minutes: refusing its output before exploring
-// is the only way to finish in time.
-const char* const kEndlessModel =
-    "input v/1.\n"
-    "state flip/0, seen/1.\n"
-    "transport tick/0.\n"
-    "network { a. }\n"
-    "tick@N if start@_, my_name(N).\n"
-    "tick@N if tick@_, my_name(N).\n"
-    "flip if tick@_, not prev flip.\n"
-    "seen(X) if v(X).\n"
-    "seen(X) if prev seen(X).\n";
-
 std::string example(const std::string& name) { return source_path("examples/" + name + ".d2c"); }
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 CliResult cli(const std::vector<std::string>& args) { return run_ddsmc(args, kTimeout); }
 
+// The long-step model keeps a check busy for minutes: refusing its output
+// before exploring is the only way to finish in time.
 TEST(Output, UnwritableJsonPathIsRefusedBeforeExploring) {
   std::string missing_dir = temp_dir() + "/no-such-dir/report.json";
-  CliResult r = run_ddsmc({"check", temp_file(kEndlessModel), "--json", missing_dir}, 20);
+  CliResult r = run_ddsmc({"check", temp_file(long_step_model()), "--json", missing_dir}, 20);
   EXPECT_EQ(r.exit_code, 2) << summary(r);
   EXPECT_TRUE(contains(r.err, "cannot write " + missing_dir + ": No such file or directory")) << summary(r);
   EXPECT_EQ(r.out, "") << "nothing explored";
@@ -61,14 +52,14 @@ TEST(Output, UnwritableTracePathLeavesTheOtherOutputsAlone) {
   std::string existing = temp_file("keep me\n", ".json");
   std::string fresh = temp_dir() + "/fresh-report.json";
   std::string dir = temp_dir();
-  CliResult r = run_ddsmc({"check", temp_file(kEndlessModel), "--json", existing, "--trace", dir}, 20);
+  CliResult r = run_ddsmc({"check", temp_file(long_step_model()), "--json", existing, "--trace", dir}, 20);
   EXPECT_EQ(r.exit_code, 2) << summary(r);
   EXPECT_TRUE(contains(r.err, "cannot write " + dir + ": Is a directory")) << summary(r);
   EXPECT_EQ(read_text(existing), "keep me\n");
-  r = run_ddsmc({"check", temp_file(kEndlessModel), "--json", fresh, "--trace", dir}, 20);
+  r = run_ddsmc({"check", temp_file(long_step_model()), "--json", fresh, "--trace", dir}, 20);
   EXPECT_EQ(r.exit_code, 2) << summary(r);
   EXPECT_FALSE(std::filesystem::exists(fresh)) << "a file created for the refused run is removed";
-  CliResult sim = run_ddsmc({"simulate", temp_file(kEndlessModel), "--steps", "5", "--trace", dir}, 20);
+  CliResult sim = run_ddsmc({"simulate", temp_file(long_step_model()), "--steps", "5", "--trace", dir}, 20);
   EXPECT_EQ(sim.exit_code, 2) << summary(sim);
   EXPECT_EQ(sim.out, "") << "nothing simulated";
 }

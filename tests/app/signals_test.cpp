@@ -17,9 +17,12 @@
 #include <thread>
 #include <vector>
 
+#include "tests/app/models.hpp"
 #include "tests/test_support.hpp"
 
 using ddsmc::test::CliResult;
+using ddsmc::test::kToggleForEver;
+using ddsmc::test::long_step_model;
 using ddsmc::test::summary;
 using ddsmc::test::read_text;
 using ddsmc::test::run_ddsmc;
@@ -32,36 +35,6 @@ using nlohmann::json;
 namespace {
 
 constexpr double kStopBound = 20;  // seconds a stopped process may take to exit (a hang otherwise)
-
-// One node takes three quick steps (pos(0) -> pos(3)); the fourth step's
-// join enumerates 300^4 substitutions (about 10^10, minutes of work) and
-// derives nothing. So the 4 states before it are found at once, and then
-// the binary is inside one step for a long time.
-std::string long_step_model() {
-  std::string facts;
-  for (int i = 0; i < 300; ++i) facts += "e(" + std::to_string(i) + "). ";
-  return "state e/1, pos/1, big/0.\n"
-         "transport tick/0.\n"
-         "network { a. }\n"
-         "init { " + facts + "pos(0). }\n"
-         "e(X) if prev e(X).\n"
-         "tick@N if start@_, my_name(N).\n"
-         "tick@N if tick@_, my_name(N).\n"
-         "pos(1) if prev pos(0).\n"
-         "pos(2) if prev pos(1).\n"
-         "pos(3) if prev pos(2).\n"
-         "big if prev pos(3), prev e(X), prev e(Y), prev e(Z), prev e(W), W = X, W != X.\n"
-         "big if prev big.\n";
-}
-
-// A run that never converges and prints a line per step.
-const char* const kEndless =
-    "state flip/0.\n"
-    "transport tick/0.\n"
-    "network { a. }\n"
-    "tick@N if start@_, my_name(N).\n"
-    "tick@N if tick@_, my_name(N).\n"
-    "flip if tick@_, not prev flip.\n";
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
@@ -125,7 +98,7 @@ TEST(Signals, SimulateStopsInsideALongStepAndItsTraceReplays) {
 // blocked in write(2), where no poll can see the first signal. The second
 // signal must end it at once all the same.
 void expect_second_signal_exits_at_once(int first, int second) {
-  std::string model = temp_file(kEndless);
+  std::string model = temp_file(kToggleForEver);
   int fds[2];
   ASSERT_EQ(pipe2(fds, O_CLOEXEC), 0);
   Spawned s = spawn_ddsmc({"simulate", model, "--steps", "100000000"}, {0, fds[1]});
