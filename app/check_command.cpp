@@ -60,7 +60,7 @@ class HumanText {
   void print(MakeText&& make) {
     std::string text;
     StopReason r = guarded([&] { text = make(); });
-    if (r != StopReason::None && o_.analysis_stopped == StopReason::None) o_.analysis_stopped = r;
+    o_.note_stop(r);
     out_.write(text);
   }
 
@@ -83,13 +83,10 @@ StopReason lift_run(const CheckOutcome& o, const std::vector<engine::Hop>& hops,
 void decide(CheckOutcome& o, const std::vector<engine::Property>& properties, engine::Fairness fairness,
             engine::Cancellation& cancel, HumanText& human) {
   const auto& res = o.explored;
-  auto note = [&](StopReason r) {
-    if (r != StopReason::None && o.analysis_stopped == StopReason::None) o.analysis_stopped = r;
-  };
   for (auto p : properties) o.properties.push_back(PropertyOutcome{p, engine::Verdict{p, {}, {}, {}}, {}, {}});
   if (res.violation) {  // nothing is analysed (semantics.md §5)
     o.bound_run_stopped = lift_run(o, engine::parent_path_hops(res.graph, res.violating_state), cancel, o.bound_run);
-    note(o.bound_run_stopped);
+    o.note_stop(o.bound_run_stopped);
     human.print([&] { return bound_text(o); });
     return;
   }
@@ -104,7 +101,7 @@ void decide(CheckOutcome& o, const std::vector<engine::Property>& properties, en
       p.verdict = engine::Verdict{p.property, {}, {}, {}};
       p.run.reset();
     }
-    note(p.stopped);
+    o.note_stop(p.stopped);
     human.print([&] { return property_text(o, p); });
   }
 }

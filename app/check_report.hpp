@@ -35,6 +35,9 @@ struct CheckOutcome {
   // The first reason any analysis, lifting or report building was cut short.
   engine::StopReason analysis_stopped = engine::StopReason::None;
   bool pruned() const { return opts.on_bound == "prune"; }
+  void note_stop(engine::StopReason r) {
+    if (analysis_stopped == engine::StopReason::None) analysis_stopped = r;
+  }
 };
 
 // Text for people, in the order it is printed: the header once the
