@@ -6,8 +6,8 @@
 // lift() let through to the caller.
 //
 // Where the engine polls: before each state (explore) or step (simulate,
-// lift), once per input DB in SuccessorGenerator, at every step of a rule's
-// join and every head fact inserted by a fixpoint (StepEvaluator), and in
+// lift), once per input DB in SuccessorGenerator, every 1024 steps of a
+// rule's join and head facts inserted by a fixpoint (StepEvaluator), and in
 // every graph walk of the analysis. One Cancellation per thread (it keeps a
 // little state of its own); the word it reads may be shared by any number.
 #pragma once

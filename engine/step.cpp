@@ -128,7 +128,7 @@ void StepEvaluator::join(const RulePlan& p, F&& emit_vars) {
   size_t i = 0;
   bool forward = true;
   while (true) {
-    cancel_->poll();
+    maybe_poll();
     if (i == n) {
       emit_vars();
       if (n == 0) return;
@@ -185,7 +185,7 @@ void StepEvaluator::run_fixpoint(const ComponentPlan& comp) {
         continue;
       }
       for (size_t k = 0; k < buf.size(); k += arity) {
-        cancel_->poll();
+        maybe_poll();
         changed |= insert(r, arity, buf.data() + k);
       }
     }
