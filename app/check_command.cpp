@@ -1,11 +1,14 @@
 // `ddsmc check`: explore, analyse the four properties, report with traces.
+// Output paths are opened before any work; a signal or running out of
+// memory stops the work with what it has, and the report still goes out.
 #include <fmt/format.h>
 
+#include <chrono>
 #include <cstdio>
-#include <fstream>
 
+#include "app/check_report.hpp"
 #include "app/commands.hpp"
-#include "app/report.hpp"
+#include "app/output.hpp"
 #include "app/runtime.hpp"
 #include "engine/analysis.hpp"
 #include "engine/explore.hpp"
@@ -15,7 +18,11 @@
 namespace ddsmc::app {
 namespace {
 
-using nlohmann::json;
+using engine::StopReason;
+
+// After a signal, the analysis and the traces get this long (from the
+// moment the engine saw the signal) to finish what they can.
+constexpr auto kGrace = std::chrono::milliseconds(1000);
 
 std::vector<engine::Property> selected_properties(const std::string& p) {
   if (p == "all") return {std::begin(engine::kAllProperties), std::end(engine::kAllProperties)};
@@ -31,22 +38,86 @@ void print_progress(const engine::ExploreProgress& p) {
                current_rss_bytes() / 1048576.0);
 }
 
-bool write_json_file(const std::string& path, const json& j) {
-  if (path == "-") {
-    std::fputs((j.dump(2) + "\n").c_str(), stdout);
-    return true;
+// Runs `f`; a stop request or an allocation failure gives its reason.
+template <class F>
+StopReason guarded(F&& f) {
+  try {
+    f();
+    return StopReason::None;
+  } catch (const engine::Cancelled& c) {
+    return c.reason();
+  } catch (const std::bad_alloc&) {
+    return StopReason::OutOfMemory;
   }
-  std::ofstream out(path);
-  out << j.dump(2) << "\n";
-  return static_cast<bool>(out);
 }
 
-// The concrete run for a lasso or a parent path; an empty JSON on failure.
-std::optional<engine::ConcreteRun> concrete(const engine::CompiledModel& cm, const engine::StateGraph& g,
-                                            const std::vector<engine::Hop>& hops) {
-  auto run = engine::lift(cm, g, hops);
-  if (!run) std::fprintf(stderr, "ddsmc: internal error: a trace did not lift to a concrete run\n");
-  return run;
+// Text for people: stdout, or stderr when the JSON goes to stdout. Text that
+// does not fit in memory is left out (the report says why).
+class HumanText {
+ public:
+  HumanText(Output& out, CheckOutcome& o) : out_(out), o_(o) {}
+  template <class MakeText>
+  void print(MakeText&& make) {
+    std::string text;
+    StopReason r = guarded([&] { text = make(); });
+    o_.note_stop(r);
+    out_.write(text);
+  }
+
+ private:
+  Output& out_;
+  CheckOutcome& o_;
+};
+
+// Lifts a quotient path to a concrete run, or says why not.
+StopReason lift_run(const CheckOutcome& o, const std::vector<engine::Hop>& hops, engine::Cancellation& cancel,
+                    std::optional<engine::ConcreteRun>& run) {
+  return guarded([&] {
+    run = engine::lift(o.cm, o.explored.graph, hops, cancel);
+    if (!run) std::fprintf(stderr, "ddsmc: internal error: a trace did not lift to a concrete run\n");
+  });
+}
+
+// The bound violation's run, or the verdicts with their traces, printed as
+// they come. A verdict whose analysis or trace was cut short is undecided.
+void decide(CheckOutcome& o, const std::vector<engine::Property>& properties, engine::Fairness fairness,
+            engine::Cancellation& cancel, HumanText& human) {
+  const auto& res = o.explored;
+  for (auto p : properties) o.properties.push_back(PropertyOutcome{p, engine::Verdict{p, {}, {}, {}}, {}, {}});
+  if (res.violation) {  // nothing is analysed (semantics.md §5)
+    o.bound_run_stopped = lift_run(o, engine::parent_path_hops(res.graph, res.violating_state), cancel, o.bound_run);
+    o.note_stop(o.bound_run_stopped);
+    human.print([&] { return bound_text(o); });
+    return;
+  }
+  for (auto& p : o.properties) {
+    p.stopped = guarded([&] { p.verdict = engine::analyze(res.graph, p.property, fairness, res.complete, cancel); });
+    if (p.stopped == StopReason::None && p.verdict.lasso) {
+      const auto& l = *p.verdict.lasso;
+      p.stopped = lift_run(o, engine::lasso_hops(l.states, l.edges, l.loop_start), cancel, p.run);
+      if (p.run) p.run->loop_start = l.loop_start;
+    }
+    if (p.stopped != StopReason::None) {
+      p.verdict = engine::Verdict{p.property, {}, {}, {}};
+      p.run.reset();
+    }
+    o.note_stop(p.stopped);
+    human.print([&] { return property_text(o, p); });
+  }
+}
+
+// Writes make()'s JSON, or `fallback` when memory does not allow it (then
+// returns false).
+template <class MakeJson>
+bool write_json(Output& out, MakeJson&& make, std::string_view fallback) {
+  std::string text;
+  refill_memory_reserve();  // what the analysis held is free again
+  StopReason r = guarded([&] {
+    throw_if_memory_low();
+    text = dump_json(make(), 2) + "\n";
+  });
+  out.write(r == StopReason::None ? std::string_view(text) : fallback);
+  return r == StopReason::None;
 }
 
 }  // namespace
@@ -62,133 +133,49 @@ int run_check(const CheckOptions& opts) {
                  opts.property.c_str());
     return kExitUsage;
   }
+  // Every output is opened (created) before any work.
+  std::vector<std::unique_ptr<Output>> files;
+  std::string error;
+  std::vector<Output*> outputs = Output::open_all({opts.json_path, opts.trace_path}, files, error);
+  if (outputs.empty()) {
+    std::fprintf(stderr, "ddsmc: %s\n", error.c_str());
+    return kExitUsage;
+  }
+  Output *json_out = outputs[0], *trace_out = outputs[1];
   engine::Fairness fairness = opts.fairness == "none" ? engine::Fairness::None : engine::Fairness::Channel;
   engine::WorkerPool pool(opts.threads);
 
   engine::CompiledModel cm = engine::compile(*m);
+  engine::Cancellation cancel(stop_requests());
+  begin_graceful_stop();
   engine::ExploreOptions eo;
   eo.max_states = opts.max_states;
   eo.on_bound = opts.on_bound == "prune" ? engine::OnBound::Prune : engine::OnBound::Stop;
-  eo.interrupted = &install_stop_handlers();
+  eo.cancel = &cancel;
   eo.progress = print_progress;
   engine::ExploreResult res = engine::explore(cm, eo);
-  const engine::StateGraph& g = res.graph;
+  // The exploration's memory is free again: set the reserve aside anew, so
+  // that the analysis is guarded as the exploration was.
+  if (res.incomplete_reason == engine::stop_reason_name(StopReason::OutOfMemory)) refill_memory_reserve();
+  cancel.set_grace(kGrace);
 
-  // Human output goes to stdout, unless the JSON does.
-  FILE* human = opts.json_path && *opts.json_path == "-" ? stderr : stdout;
-  bool pruned = eo.on_bound == engine::OnBound::Prune;
-  json report;
-  report["model"] = opts.model.path;
-  report["network"] = m->network.description();
-  report["network_spec"] = opts.model.overrides.network_spec ? json(*opts.model.overrides.network_spec) : json(nullptr);
-  report["input_bound"] = opts.model.overrides.input_bound ? json(*opts.model.overrides.input_bound) : json(nullptr);
-  report["states"] = g.num_states();
-  report["transitions"] = g.num_edges();
-  report["complete"] = res.complete;
-  report["fairness"] = opts.fairness;
-  report["within_bounds"] = pruned && !res.violation;  // the initial state over a bound stops even under prune
-  report["bound_exceeded"] = nullptr;
-  if (!res.complete) report["incomplete_reason"] = res.incomplete_reason;
-  json traces = json::array();
+  CheckOutcome o{opts, *m, cm, res, {}, {}, {}, {}};
+  HumanText human(json_out == &Output::standard() ? Output::standard_error() : Output::standard(), o);
+  human.print([&] { return header_text(o); });
+  decide(o, properties, fairness, cancel, human);
 
-  std::fprintf(human, "%s: network %s (%zu nodes, %zu arcs), fairness %s%s\n", opts.model.path.c_str(),
-               m->network.description().c_str(), m->network.num_nodes(), m->network.num_arcs(), opts.fairness.c_str(),
-               pruned ? ", states beyond the bounds pruned" : "");
-  std::fprintf(human, "states %u, transitions %llu, %s, %.2f s\n", g.num_states(),
-               static_cast<unsigned long long>(g.num_edges()),
-               res.complete ? "complete" : ("INCOMPLETE (" + res.incomplete_reason + ")").c_str(), res.seconds);
-
-  int exit_code = kExitHolds;
-  if (res.violation) {
-    const auto& v = *res.violation;
-    bool state_kind = v.kind == engine::BoundViolation::Kind::State;
-    std::string where = state_kind ? m->network.name(v.where)
-                                   : fmt::format("{} -> {}", m->network.name(m->network.arc(v.where).src),
-                                                 m->network.name(m->network.arc(v.where).dst));
-    json bound = {{"kind", state_kind ? "state" : "channel"}, {"bound", v.bound}, {"value", v.value}};
-    bound[state_kind ? "node" : "channel"] = where;
-    std::fprintf(human, "%s bound %u exceeded at %s (%u %s): the system is not bounded as declared\n",
-                 state_kind ? "state" : "channel", v.bound, where.c_str(), v.value,
-                 state_kind ? "distinct constants" : "payloads");
-    if (auto run = concrete(cm, g, engine::parent_path_hops(g, res.violating_state))) {
-      bound["trace"] = run_to_json(cm, *run);
-      std::fprintf(human, "shortest run to it (%zu steps):\n%s", run->steps.size(),
-                   run_to_text(cm, *run, opts.trace_steps).c_str());
-      traces.push_back({{"kind", "bound"}, {"trace", bound["trace"]}});
-    }
-    report["bound_exceeded"] = bound;
-    exit_code = kExitIncomplete;
-  }
-
-  json props = json::object();
-  bool any_fails = false, any_undecided = false;
-  for (auto p : properties) {
-    json pj = {{"holds", nullptr}, {"trace", nullptr}};
-    if (res.violation) {
-      props[engine::property_json_key(p)] = pj;
-      any_undecided = true;
-      continue;
-    }
-    engine::Verdict v = engine::analyze(g, p, fairness, res.complete);
-    std::string verdict = !v.holds ? "undecided" : *v.holds ? "holds" : "FAILS";
-    if (v.holds) pj["holds"] = *v.holds;
-    any_fails |= v.holds == false;
-    any_undecided |= !v.holds;
-    std::string line = fmt::format("{:<18} {}{}", engine::property_name(p), verdict, pruned ? " (within bounds)" : "");
-    if (v.lasso) {
-      bool witness = p == engine::Property::SometimesTotal || p == engine::Property::SometimesPartial;
-      auto run = concrete(cm, g, engine::lasso_hops(v.lasso->states, v.lasso->edges, v.lasso->loop_start));
-      if (run) {
-        run->loop_start = v.lasso->loop_start;
-        pj["trace"] = run_to_json(cm, *run);
-        if (v.node) pj["trace"]["never_faulty"] = m->network.name(*v.node);
-        traces.push_back({{"kind", witness ? "witness" : "counterexample"}, {"property", engine::property_name(p)},
-                          {"trace", pj["trace"]}});
-        line += fmt::format("  {}: {} steps, loop from step {}", witness ? "witness" : "counterexample",
-                            run->steps.size(), v.lasso->loop_start);
-        if (v.node) line += fmt::format(", {} never faulty", m->network.name(*v.node));
-        std::fprintf(human, "%s\n", line.c_str());
-        if (!witness || opts.show_witnesses) std::fputs(run_to_text(cm, *run, opts.trace_steps).c_str(), human);
-        props[engine::property_json_key(p)] = pj;
-        continue;
-      }
-    }
-    std::fprintf(human, "%s\n", line.c_str());
-    props[engine::property_json_key(p)] = pj;
-  }
-  report["properties"] = props;
-  report["stats"] = {{"seconds", res.seconds},
-                     {"peak_rss_bytes", peak_rss_bytes()},
-                     {"ranks", 1},
-                     {"threads", 1},
-                     {"bytes_per_state", g.num_states() ? double(g.memory_bytes()) / g.num_states() : 0.0},
-                     {"canonical",
-                      {{"calls", res.canonical.calls},
-                       {"fast_path", res.canonical.fast_path},
-                       {"refined", res.canonical.refined},
-                       {"individualized", res.canonical.individualized},
-                       {"nauty", res.canonical.nauty}}}};
-
-  if (opts.json_path && !write_json_file(*opts.json_path, report)) {
-    std::fprintf(stderr, "ddsmc: cannot write %s\n", opts.json_path->c_str());
-    return kExitUsage;
-  }
-  if (opts.trace_path) {
-    json tj = {{"model", opts.model.path}, {"network", m->network.description()},
-                         {"network_spec", opts.model.overrides.network_spec ? nlohmann::json(*opts.model.overrides.network_spec) : nlohmann::json(nullptr)},
-                         {"input_bound", report["input_bound"]},
-                         {"fairness", opts.fairness},
-                         {"traces", traces}};
-    if (!write_json_file(*opts.trace_path, tj)) {
-      std::fprintf(stderr, "ddsmc: cannot write %s\n", opts.trace_path->c_str());
-      return kExitUsage;
-    }
-  }
-  // A failure found is definite even in a partial graph; otherwise a check
-  // that stopped early is incomplete whatever it could decide.
-  if (any_fails) return kExitFails;
-  if (exit_code != kExitHolds || any_undecided || !res.complete) return kExitIncomplete;
-  return kExitHolds;
+  bool full = true;
+  char minimal[1024];
+  if (json_out)
+    full &= write_json(*json_out, [&] { return report_json(o); }, minimal_report_json(o, minimal, sizeof minimal));
+  if (trace_out)
+    full &= write_json(*trace_out, [&] { return traces_json(o); },
+                       "{\"traces\": [], \"incomplete_reason\": \"out-of-memory\"}\n");
+  if (!full) std::fprintf(stderr, "ddsmc: out of memory while writing the report: only the figures were written\n");
+  int code = full ? check_exit_code(o) : kExitIncomplete;
+  for (const auto& f : files)
+    if (!f->deliver()) code = kExitIncomplete;
+  return code;
 }
 
 }  // namespace ddsmc::app

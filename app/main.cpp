@@ -6,10 +6,16 @@
 #include <cstdio>
 
 #include "app/commands.hpp"
+#include "app/output.hpp"
+#include "app/runtime.hpp"
 
 namespace {
 
 using ddsmc::app::ModelOptions;
+
+// The emergency reserve (app/runtime.hpp): enough to unwind, analyse what
+// fits and write a report once memory runs out.
+constexpr size_t kMemoryReserve = size_t{64} << 20;
 
 // CLI11 converts "-1" to an unsigned 64-bit option by wrapping it to 2^64 - 1
 // (so `simulate --steps -1` never ends): refuse a sign on unsigned options.
@@ -33,9 +39,8 @@ void add_model_options(CLI::App& cmd, ModelOptions& opts, bool with_bounds) {
       ->check(CLI::Number);
 }
 
-}  // namespace
 
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   CLI::App app{"ddsmc: explicit-state model checker for declarative distributed systems (D2C)", "ddsmc"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "ddsmc 0.1.0");
@@ -93,4 +98,15 @@ int main(int argc, char** argv) {
     return ddsmc::app::kExitIncomplete;
   }
   return ddsmc::app::kExitUsage;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ddsmc::app::install_process_guards(kMemoryReserve);
+  int code = run(argc, argv);
+  // Standard output is part of the result: a failed write, flush or close
+  // means it was not delivered.
+  if (!ddsmc::app::Output::standard().deliver() && code != ddsmc::app::kExitUsage) code = ddsmc::app::kExitIncomplete;
+  return code;
 }

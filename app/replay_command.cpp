@@ -42,15 +42,19 @@ std::optional<nlohmann::json> read_trace_file(const std::string& path) {
 }
 
 // Where the file's run came from, unless the command line says otherwise:
-// the --network and --input-bound that `check` and `simulate` record.
+// the --network and bound options that `check` and `simulate` record.
 model::Overrides recorded_overrides(const ReplayOptions& opts, const nlohmann::json& doc) {
   model::Overrides overrides = opts.model.overrides;
   if (!doc.is_object()) return overrides;
   if (!overrides.network_spec && doc.contains("network_spec") && doc["network_spec"].is_string())
     overrides.network_spec = doc["network_spec"].get<std::string>();
-  if (!overrides.input_bound && doc.contains("input_bound") && doc["input_bound"].is_number_unsigned() &&
-      doc["input_bound"].get<uint64_t>() <= UINT32_MAX)
-    overrides.input_bound = doc["input_bound"].get<uint32_t>();
+  auto bound = [&](std::optional<uint32_t>& value, const char* key) {
+    if (!value && doc.contains(key) && doc[key].is_number_unsigned() && doc[key].get<uint64_t>() <= UINT32_MAX)
+      value = doc[key].get<uint32_t>();
+  };
+  bound(overrides.input_bound, "input_bound");
+  bound(overrides.state_bound, "state_bound");
+  bound(overrides.channel_bound, "channel_bound");
   return overrides;
 }
 

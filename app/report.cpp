@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "app/runtime.hpp"
+
 namespace ddsmc::app {
 
 using engine::Word;
@@ -50,32 +52,58 @@ std::string join(const std::vector<std::string>& v, const char* sep) {
 
 }  // namespace
 
+json initial_to_json(const engine::CompiledModel& cm, const hashing::GlobalState& initial) {
+  json out = json::object();
+  for (model::NodeId n = 0; n < cm.layout.num_nodes; ++n) out[node_name(cm, n)] = facts_text(cm, initial.dbs[n]);
+  return out;
+}
+
+json step_to_json(const engine::CompiledModel& cm, const engine::ConcreteStep& st, size_t index) {
+  json j;
+  j["index"] = index;
+  if (st.arc == engine::kIdleArc) {
+    j["channel"] = nullptr;
+    j["idle"] = true;
+  } else {
+    j["channel"] = {{"from", node_name(cm, st.from)}, {"to", node_name(cm, st.node)}};
+    j["node"] = node_name(cm, st.node);
+    j["payload"] = fact_text(cm, st.payload.data());
+    j["input"] = facts_text(cm, st.input);
+    j["added"] = facts_text(cm, st.added);
+    j["removed"] = facts_text(cm, st.removed);
+    j["sent"] = messages_json(cm, st.sent, true);
+    j["dropped"] = messages_json(cm, st.dropped, false);
+  }
+  j["stable"] = st.stable;
+  return j;
+}
+
+std::string step_to_text(const engine::CompiledModel& cm, const engine::ConcreteStep& st, size_t index) {
+  if (st.arc == engine::kIdleArc) return fmt::format("  {:3}. idle: every channel is empty\n", index);
+  std::string line = fmt::format("  {:3}. {} -> {}: {}", index, node_name(cm, st.from), node_name(cm, st.node),
+                                 fact_text(cm, st.payload.data()));
+  if (!st.input.empty()) line += fmt::format("  input {{{}}}", join(facts_text(cm, st.input), ", "));
+  for (const auto& f : facts_text(cm, st.added)) line += "  +" + f;
+  for (const auto& f : facts_text(cm, st.removed)) line += "  -" + f;
+  std::vector<std::string> sent;
+  for (size_t k = 0; k < st.sent.size(); k += 1 + cm.layout.fact_words(st.sent[k + 1]))
+    sent.push_back(fact_text(cm, &st.sent[k + 1]) + "@" + node_name(cm, st.sent[k]));
+  if (!sent.empty()) line += "  sends " + join(sent, ", ");
+  std::vector<std::string> dropped;
+  for (size_t k = 0; k < st.dropped.size(); k += 1 + cm.layout.fact_words(st.dropped[k + 1]))
+    dropped.push_back(fact_text(cm, &st.dropped[k + 1]) + "@" + constant_name(cm, st.dropped[k]));
+  if (!dropped.empty()) line += "  drops " + join(dropped, ", ") + " (no such arc)";
+  if (st.stable) line += "  (stable)";
+  return line + "\n";
+}
+
 json run_to_json(const engine::CompiledModel& cm, const engine::ConcreteRun& run) {
-  json initial = json::object();
-  for (model::NodeId n = 0; n < cm.layout.num_nodes; ++n)
-    initial[node_name(cm, n)] = facts_text(cm, run.states.front().dbs[n]);
   json steps = json::array();
   for (size_t i = 0; i < run.steps.size(); ++i) {
-    const auto& st = run.steps[i];
-    json j;
-    j["index"] = i;
-    if (st.arc == engine::kIdleArc) {
-      j["channel"] = nullptr;
-      j["idle"] = true;
-    } else {
-      j["channel"] = {{"from", node_name(cm, st.from)}, {"to", node_name(cm, st.node)}};
-      j["node"] = node_name(cm, st.node);
-      j["payload"] = fact_text(cm, st.payload.data());
-      j["input"] = facts_text(cm, st.input);
-      j["added"] = facts_text(cm, st.added);
-      j["removed"] = facts_text(cm, st.removed);
-      j["sent"] = messages_json(cm, st.sent, true);
-      j["dropped"] = messages_json(cm, st.dropped, false);
-    }
-    j["stable"] = st.stable;
-    steps.push_back(std::move(j));
+    throw_if_memory_low();
+    steps.push_back(step_to_json(cm, run.steps[i], i));
   }
-  json out = {{"initial", initial}, {"steps", steps}};
+  json out = {{"initial", initial_to_json(cm, run.states.front())}, {"steps", std::move(steps)}};
   out["loop_start"] = run.loop_start ? json(*run.loop_start) : json(nullptr);
   return out;
 }
@@ -85,26 +113,7 @@ std::string run_to_text(const engine::CompiledModel& cm, const engine::ConcreteR
   size_t shown = max_steps ? std::min(max_steps, run.steps.size()) : run.steps.size();
   for (size_t i = 0; i < shown; ++i) {
     if (run.loop_start && *run.loop_start == i) out += "      -- loop starts here --\n";
-    const auto& st = run.steps[i];
-    if (st.arc == engine::kIdleArc) {
-      out += fmt::format("  {:3}. idle: every channel is empty\n", i);
-      continue;
-    }
-    std::string line = fmt::format("  {:3}. {} -> {}: {}", i, node_name(cm, st.from), node_name(cm, st.node),
-                                   fact_text(cm, st.payload.data()));
-    if (!st.input.empty()) line += fmt::format("  input {{{}}}", join(facts_text(cm, st.input), ", "));
-    for (const auto& f : facts_text(cm, st.added)) line += "  +" + f;
-    for (const auto& f : facts_text(cm, st.removed)) line += "  -" + f;
-    std::vector<std::string> sent;
-    for (size_t k = 0; k < st.sent.size(); k += 1 + cm.layout.fact_words(st.sent[k + 1]))
-      sent.push_back(fact_text(cm, &st.sent[k + 1]) + "@" + node_name(cm, st.sent[k]));
-    if (!sent.empty()) line += "  sends " + join(sent, ", ");
-    std::vector<std::string> dropped;
-    for (size_t k = 0; k < st.dropped.size(); k += 1 + cm.layout.fact_words(st.dropped[k + 1]))
-      dropped.push_back(fact_text(cm, &st.dropped[k + 1]) + "@" + constant_name(cm, st.dropped[k]));
-    if (!dropped.empty()) line += "  drops " + join(dropped, ", ") + " (no such arc)";
-    if (st.stable) line += "  (stable)";
-    out += line + "\n";
+    out += step_to_text(cm, run.steps[i], i);
   }
   if (shown < run.steps.size()) out += fmt::format("  ... {} more steps (--trace FILE has them all)\n", run.steps.size() - shown);
   if (run.loop_start) {

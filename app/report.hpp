@@ -16,6 +16,15 @@ std::string constant_name(const engine::CompiledModel& cm, engine::Word c);
 std::string fact_text(const engine::CompiledModel& cm, const engine::Word* fact);
 std::vector<std::string> facts_text(const engine::CompiledModel& cm, const std::vector<engine::Word>& facts);
 
+// One step of a run: its JSON object (SPEC §5 plus index, node, dropped,
+// stable) and its line of text ("  12. a -> b: ping  +seen(#1) ...\n").
+nlohmann::json step_to_json(const engine::CompiledModel& cm, const engine::ConcreteStep& step, size_t index);
+std::string step_to_text(const engine::CompiledModel& cm, const engine::ConcreteStep& step, size_t index);
+// The "initial" object of a trace: node -> facts.
+nlohmann::json initial_to_json(const engine::CompiledModel& cm, const hashing::GlobalState& initial);
+
+// A whole run (built from the pieces above). run_to_json gives up with
+// std::bad_alloc once memory runs low (app/runtime.hpp).
 nlohmann::json run_to_json(const engine::CompiledModel& cm, const engine::ConcreteRun& run);
 // One line per step, at most `max_steps` (0: all), then "... N more".
 std::string run_to_text(const engine::CompiledModel& cm, const engine::ConcreteRun& run, size_t max_steps);

@@ -3,28 +3,102 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <new>
+
+#include "engine/cancel.hpp"
 
 namespace ddsmc::app {
 namespace {
 
-std::atomic<bool> g_stop{false};
+using engine::Cancellation;
 
-extern "C" void on_stop_signal(int) { g_stop.store(true); }
+std::atomic<unsigned> g_requests{0};
+std::atomic<bool> g_graceful{false};
+std::atomic<void*> g_reserve{nullptr};
+size_t g_reserve_bytes = 0;
+std::terminate_handler g_previous_terminate = nullptr;
 
-const auto g_start = std::chrono::steady_clock::now();
+static_assert(std::atomic<unsigned>::is_always_lock_free && std::atomic<bool>::is_always_lock_free,
+              "the signal handler needs lock-free atomics");
+
+void say(const char* msg) {
+  size_t n = 0;
+  while (msg[n]) ++n;
+  ssize_t w = ::write(STDERR_FILENO, msg, n);
+  (void)w;
+}
+
+extern "C" void on_stop_signal(int) {
+  unsigned before = g_requests.fetch_or(Cancellation::kInterrupt);
+  if (before & Cancellation::kInterrupt) {
+    say("ddsmc: second signal: exiting at once (exit 3); output may be incomplete\n");
+    _exit(3);
+  }
+  if (!g_graceful.load()) {
+    say("ddsmc: interrupted before any result (exit 3)\n");
+    _exit(3);
+  }
+}
+
+void on_allocation_failure() {
+  void* reserve = g_reserve.exchange(nullptr);
+  if (!reserve) throw std::bad_alloc();
+  std::free(reserve);
+  g_requests.fetch_or(Cancellation::kMemoryLow);
+}
+
+[[noreturn]] void on_terminate() {
+  if (std::exception_ptr e = std::current_exception()) {
+    try {
+      std::rethrow_exception(e);
+    } catch (const std::bad_alloc&) {
+      say("ddsmc: out of memory; the check is incomplete (exit 3)\n");
+      _exit(3);
+    } catch (...) {
+    }
+  }
+  if (g_previous_terminate) g_previous_terminate();
+  std::abort();
+}
 
 }  // namespace
 
-const std::atomic<bool>& install_stop_handlers() {
+const std::atomic<unsigned>& stop_requests() { return g_requests; }
+
+void install_process_guards(size_t reserve_bytes) {
   struct sigaction sa {};
   sa.sa_handler = on_stop_signal;
+  sa.sa_flags = SA_RESTART;  // interrupted reads and writes resume
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
-  return g_stop;
+  g_reserve_bytes = reserve_bytes;
+  refill_memory_reserve();
+  std::set_new_handler(on_allocation_failure);
+  g_previous_terminate = std::set_terminate(on_terminate);
+}
+
+void begin_graceful_stop() { g_graceful.store(true); }
+
+bool memory_low() { return (g_requests.load() & Cancellation::kMemoryLow) != 0; }
+
+bool refill_memory_reserve() {
+  if (g_reserve.load()) return true;
+  // malloc, not new: a failure here must not run the new-handler.
+  void* reserve = std::malloc(g_reserve_bytes);
+  if (!reserve) return false;
+  void* expected = nullptr;
+  if (!g_reserve.compare_exchange_strong(expected, reserve)) std::free(reserve);
+  g_requests.fetch_and(~Cancellation::kMemoryLow);
+  return true;
+}
+
+void throw_if_memory_low() {
+  if (memory_low()) throw std::bad_alloc();
 }
 
 uint64_t peak_rss_bytes() {
@@ -40,10 +114,6 @@ uint64_t current_rss_bytes() {
   int n = std::fscanf(f, "%lu %lu", &size, &resident);
   std::fclose(f);
   return n == 2 ? resident * static_cast<uint64_t>(sysconf(_SC_PAGESIZE)) : 0;
-}
-
-double wall_seconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - g_start).count();
 }
 
 }  // namespace ddsmc::app

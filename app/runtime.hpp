@@ -1,17 +1,47 @@
-// Process-level services for long runs: SIGINT/SIGTERM turn into a flag the
-// exploration polls (so it stops cleanly with what it has), and memory
-// figures for progress lines and stats.
+// Process-level services for long runs: signals, the memory guard, and
+// memory figures for progress lines and stats.
+//
+// Signals. SIGINT and SIGTERM set Cancellation::kInterrupt in the word
+// stop_requests(), which the engine polls (engine/cancel.hpp): the command
+// stops its work and reports what it has. Before begin_graceful_stop()
+// (loading the model, replay, lint: nothing partial worth reporting) a first
+// signal exits at once; a second signal always does. Exiting at once is a
+// one-line message on stderr and exit code 3 (async-signal-safe: write(2),
+// _exit(2)); output files may then be incomplete.
+//
+// Memory. install_memory_guard() sets aside an emergency reserve. The first
+// allocation that fails releases it and sets Cancellation::kMemoryLow (the
+// allocation is then retried, and usually succeeds), so the engine stops at
+// its next poll while there is still memory to unwind and write a report; a
+// failure after that throws std::bad_alloc. A std::bad_alloc that still ends
+// in std::terminate (thrown out of a destructor, say) exits 3 with a message
+// instead of aborting.
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 
 namespace ddsmc::app {
 
-// Installs the handlers once; returns the flag they set.
-const std::atomic<bool>& install_stop_handlers();
+// The word the handlers set; pass it to engine::Cancellation.
+const std::atomic<unsigned>& stop_requests();
+// At the start of main: the handlers, the memory guard (reserve of `bytes`)
+// and the terminate handler.
+void install_process_guards(size_t reserve_bytes);
+// From now on a first SIGINT/SIGTERM asks the engine to stop.
+void begin_graceful_stop();
+
+// True while the reserve is spent (kMemoryLow set).
+bool memory_low();
+// Tries to set the reserve aside again (after the engine stopped for memory
+// and freed what it held); on success clears kMemoryLow.
+bool refill_memory_reserve();
+// For code building large reports: throws std::bad_alloc while memory_low(),
+// so that it gives up while the freed reserve still covers the unwinding.
+void throw_if_memory_low();
+
 uint64_t peak_rss_bytes();
 uint64_t current_rss_bytes();
-double wall_seconds();  // since process start (first call)
 
 }  // namespace ddsmc::app

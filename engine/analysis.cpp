@@ -14,6 +14,7 @@ namespace {
 struct Subgraph {
   std::function<bool(StateId)> keep_state;
   bool stable_edges_only = false;
+  Cancellation* cancel = &Cancellation::none();  // polled by every walk over it
   bool keeps(const Edge& e) const { return (!stable_edges_only || e.stable()) && keep_state(e.target); }
 };
 
@@ -35,6 +36,7 @@ class SccFinder {
     visit(root);
     call.push_back({root, 0});
     while (!call.empty()) {
+      sub_.cancel->poll();
       Frame& f = call.back();
       auto edges = g_.edges(f.v);
       if (f.next_edge < edges.size()) {
@@ -98,6 +100,7 @@ std::optional<CycleTargets> qualify(const StateGraph& g, const Subgraph& sub, co
   bool has_edge = false, has_unstable = false;
   ArcCoverage arcs(g.num_arcs(), fairness);
   for (StateId s : members) {
+    sub.cancel->poll();
     for (const Edge& e : g.edges(s)) {
       if (!in_scc[e.target] || !sub.keeps(e)) continue;
       if (!has_edge) {
@@ -126,7 +129,7 @@ struct Path {
 };
 
 template <class Allowed, class Goal>
-std::optional<Path> bfs_path(const StateGraph& g, StateId from, Allowed&& allowed, Goal&& goal) {
+std::optional<Path> bfs_path(const StateGraph& g, Cancellation& cancel, StateId from, Allowed&& allowed, Goal&& goal) {
   std::vector<StateId> parent(g.num_states(), kNoState);
   std::vector<char> seen(g.num_states(), 0);
   std::vector<Edge> parent_edge(g.num_states());
@@ -145,6 +148,7 @@ std::optional<Path> bfs_path(const StateGraph& g, StateId from, Allowed&& allowe
   };
   if (goal(from)) return build(from);
   while (!q.empty()) {
+    cancel.poll();
     StateId v = q.front();
     q.pop_front();
     for (const Edge& e : g.edges(v)) {
@@ -174,13 +178,13 @@ Lasso build_lasso(const StateGraph& g, const Subgraph& sub, const std::vector<St
   auto stem_allowed = [&](StateId, const Edge& e) {
     return !stem_inside_subgraph || sub.keep_state(e.target);
   };
-  Path stem = *bfs_path(g, 0, stem_allowed, [&](StateId s) { return in_scc[s] != 0; });
+  Path stem = *bfs_path(g, *sub.cancel, 0, stem_allowed, [&](StateId s) { return in_scc[s] != 0; });
   StateId entry = stem.states.back();
   auto inside = [&](StateId, const Edge& e) { return in_scc[e.target] && sub.keeps(e); };
 
   Path cycle{{entry}, {}};
   auto go_to_state = [&](StateId target) {
-    append(cycle, *bfs_path(g, cycle.states.back(), inside, [&](StateId s) { return s == target; }));
+    append(cycle, *bfs_path(g, *sub.cancel, cycle.states.back(), inside, [&](StateId s) { return s == target; }));
   };
   for (StateId s : targets.states) go_to_state(s);
   for (const auto& [src, e] : targets.edges) {
@@ -201,7 +205,7 @@ Lasso build_lasso(const StateGraph& g, const Subgraph& sub, const std::vector<St
         }
     }
     if (cycle.states.back() != entry) {
-      auto back = bfs_path(g, cycle.states.back(), inside, [&](StateId s) { return s == entry; });
+      auto back = bfs_path(g, *sub.cancel, cycle.states.back(), inside, [&](StateId s) { return s == entry; });
       // bfs_path with goal(from) true returns an empty path; entry != back here.
       append(cycle, *back);
     }
@@ -258,7 +262,7 @@ const char* property_json_key(Property p) {
   return "?";
 }
 
-Verdict analyze(const StateGraph& g, Property p, Fairness f, bool complete) {
+Verdict analyze(const StateGraph& g, Property p, Fairness f, bool complete, Cancellation& cancel) {
   Verdict v;
   v.property = p;
   switch (p) {
@@ -267,6 +271,7 @@ Verdict analyze(const StateGraph& g, Property p, Fairness f, bool complete) {
       // A converged suffix: stable edges only, between states meeting the
       // fault condition; every explored state is reachable.
       Subgraph sub;
+      sub.cancel = &cancel;
       sub.stable_edges_only = true;
       if (p == Property::SometimesTotal)
         sub.keep_state = [&](StateId s) { return !g.any_faulty(s); };
@@ -279,6 +284,7 @@ Verdict analyze(const StateGraph& g, Property p, Fairness f, bool complete) {
     }
     case Property::AlwaysTotal: {
       Subgraph sub;
+      sub.cancel = &cancel;
       sub.keep_state = [&](StateId s) { return !g.any_faulty(s); };
       v.lasso = search(g, sub, false, f, true);
       if (v.lasso) v.holds = false;
@@ -288,9 +294,11 @@ Verdict analyze(const StateGraph& g, Property p, Fairness f, bool complete) {
     case Property::AlwaysPartial: {
       // Nodes that are never faulty anywhere give the same subgraph: check it once.
       std::vector<char> ever_faulty(g.num_nodes(), 0);
-      for (StateId s = 0; s < g.num_states(); ++s)
+      for (StateId s = 0; s < g.num_states(); ++s) {
+        cancel.poll();
         for (uint32_t n = 0; n < g.num_nodes(); ++n)
           if (g.faulty(s, n)) ever_faulty[n] = 1;
+      }
       bool checked_clean = false;
       for (uint32_t n = 0; n < g.num_nodes() && !v.lasso; ++n) {
         if (!ever_faulty[n]) {
@@ -298,6 +306,7 @@ Verdict analyze(const StateGraph& g, Property p, Fairness f, bool complete) {
           checked_clean = true;
         }
         Subgraph sub;
+        sub.cancel = &cancel;
         sub.keep_state = [&g, n](StateId s) { return !g.faulty(s, n); };
         v.lasso = search(g, sub, false, f, true);
         if (v.lasso) v.node = n;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/cancel.hpp"
 #include "engine/state_graph.hpp"
 
 namespace ddsmc::engine {
@@ -39,6 +40,9 @@ struct Verdict {
 // `complete` says whether the graph is the whole reachable state space. On an
 // incomplete graph a witness or counterexample found is still genuine (it
 // uses only explored edges); otherwise the verdict is left undecided.
-Verdict analyze(const StateGraph& g, Property p, Fairness f, bool complete);
+// `cancel` is polled in every walk over the graph; a stop throws Cancelled
+// (and an allocation failure std::bad_alloc) with no verdict.
+Verdict analyze(const StateGraph& g, Property p, Fairness f, bool complete,
+                Cancellation& cancel = Cancellation::none());
 
 }  // namespace ddsmc::engine

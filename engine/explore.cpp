@@ -90,60 +90,72 @@ ExploreResult explore(const CompiledModel& cm, const ExploreOptions& opts) {
     res.incomplete_reason = std::move(reason);
   };
 
-  hashing::GlobalState init = initial_state(cm);
-  visited.insert(form, canon.of(init, form), kNoState);
-  if (auto v = check_bounds(init, cm)) {
-    res.violation = v;
-    res.violating_state = 0;
-    stop("bound");
-  }
+  Cancellation& cancel = opts.cancel ? *opts.cancel : Cancellation::none();
+  gen.set_cancellation(&cancel);
+  // A stop request or an allocation failure ends the exploration with the
+  // graph built so far: the state being expanded keeps no edges (as with
+  // max-states), the states it discovered stay. Every StateGraph update is
+  // all-or-nothing, so the graph is consistent whatever threw.
+  auto expand_all = [&] {
+    hashing::GlobalState init = initial_state(cm);
+    visited.insert(form, canon.of(init, form), kNoState);
+    if (auto v = check_bounds(init, cm)) {
+      res.violation = v;
+      res.violating_state = 0;
+      stop("bound");
+    }
 
-  hashing::GlobalState current;
-  std::vector<Edge> edges;
-  uint64_t transitions = 0;
-  auto last_progress = Clock::now();
-  for (StateId id = 0; id < g.num_states() && res.complete; ++id) {
-    if (opts.interrupted && opts.interrupted->load(std::memory_order_relaxed)) {
-      stop("interrupted");
-      break;
+    hashing::GlobalState current;
+    std::vector<Edge> edges;
+    uint64_t transitions = 0;
+    auto last_progress = Clock::now();
+    for (StateId id = 0; id < g.num_states() && res.complete; ++id) {
+      cancel.poll();
+      if (!hashing::decode(g.bytes(id), cm.layout, current)) throw std::logic_error("stored state does not decode");
+      edges.clear();
+      canon.set_base(current);
+      bool halt = false;
+      gen.successors(current, [&](const EdgeLabel& label, const hashing::GlobalState& succ, const StepDetail& d) {
+        if (halt) return;
+        const auto& violation = d.violation;
+        if (violation && opts.on_bound == OnBound::Prune) {
+          ++res.pruned_states;
+          return;
+        }
+        const hashing::GlobalState& named = canon.of(succ, form, d.changed_parts);
+        if (opts.max_states && g.num_states() >= opts.max_states && !visited.contains(form)) {
+          halt = true;
+          stop("max-states");
+          return;
+        }
+        auto [target, fresh] = visited.insert(form, named, id);
+        edges.push_back(Edge(target, label.arc, label.stable));
+        if (violation && fresh) {
+          res.violation = violation;
+          res.violating_state = target;
+          halt = true;
+          stop("bound");
+        }
+      });
+      // Edges are distinct (source, target, arc, stable) tuples.
+      std::sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) {
+        return std::tie(a.target, a.label) < std::tie(b.target, b.label);
+      });
+      edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
+      transitions += edges.size();
+      if (res.complete) g.set_edges(id, edges);
+      if (opts.progress && since(last_progress) >= opts.progress_interval) {
+        last_progress = Clock::now();
+        opts.progress({g.num_states(), transitions, g.num_states() - id - 1, since(start)});
+      }
     }
-    if (!hashing::decode(g.bytes(id), cm.layout, current)) throw std::logic_error("stored state does not decode");
-    edges.clear();
-    canon.set_base(current);
-    bool halt = false;
-    gen.successors(current, [&](const EdgeLabel& label, const hashing::GlobalState& succ, const StepDetail& d) {
-      if (halt) return;
-      const auto& violation = d.violation;
-      if (violation && opts.on_bound == OnBound::Prune) {
-        ++res.pruned_states;
-        return;
-      }
-      const hashing::GlobalState& named = canon.of(succ, form, d.changed_parts);
-      if (opts.max_states && g.num_states() >= opts.max_states && !visited.contains(form)) {
-        halt = true;
-        stop("max-states");
-        return;
-      }
-      auto [target, fresh] = visited.insert(form, named, id);
-      edges.push_back(Edge(target, label.arc, label.stable));
-      if (violation && fresh) {
-        res.violation = violation;
-        res.violating_state = target;
-        halt = true;
-        stop("bound");
-      }
-    });
-    // Edges are distinct (source, target, arc, stable) tuples.
-    std::sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) {
-      return std::tie(a.target, a.label) < std::tie(b.target, b.label);
-    });
-    edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
-    transitions += edges.size();
-    if (res.complete) g.set_edges(id, edges);
-    if (opts.progress && since(last_progress) >= opts.progress_interval) {
-      last_progress = Clock::now();
-      opts.progress({g.num_states(), transitions, g.num_states() - id - 1, since(start)});
-    }
+  };
+  try {
+    expand_all();
+  } catch (const Cancelled& c) {
+    if (res.complete) stop(stop_reason_name(c.reason()));
+  } catch (const std::bad_alloc&) {
+    if (res.complete) stop(stop_reason_name(StopReason::OutOfMemory));
   }
   res.canonical = canon.stats();
   res.seconds = since(start);

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "engine/bounds.hpp"
+#include "engine/cancel.hpp"
 #include "engine/compile.hpp"
 #include "engine/state_graph.hpp"
 #include "hashing/canonical.hpp"
@@ -26,7 +27,10 @@ struct ExploreProgress {
 struct ExploreOptions {
   uint64_t max_states = 0;  // 0: no limit
   OnBound on_bound = OnBound::Stop;
-  const std::atomic<bool>* interrupted = nullptr;  // set by SIGINT/SIGTERM
+  // Polled before each state and inside each expansion: a stop request ends
+  // the exploration with reason "interrupted" or "out-of-memory". nullptr:
+  // Cancellation::none().
+  Cancellation* cancel = nullptr;
   std::function<void(const ExploreProgress&)> progress;  // called every ~2 s
   double progress_interval = 2.0;
 };
@@ -35,7 +39,9 @@ struct ExploreResult {
   explicit ExploreResult(const hashing::StateLayout& layout) : graph(layout) {}
   StateGraph graph;
   bool complete = true;
-  std::string incomplete_reason;             // "bound", "max-states", "interrupted"
+  // "bound", "max-states", "interrupted", "out-of-memory" (a Cancelled
+  // stop, or std::bad_alloc during the exploration; the graph stays valid)
+  std::string incomplete_reason;
   std::optional<BoundViolation> violation;   // with on_bound=stop
   StateId violating_state = kNoState;        // in the graph, with its parent chain
   uint64_t pruned_states = 0;                // successors cut by on_bound=prune (with repeats)

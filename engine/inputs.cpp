@@ -102,6 +102,7 @@ void InputEnumerator::enumerate(Sink out) {
   const uint32_t olds = static_cast<uint32_t>(old_.size());
   size_t depth = 1;  // levels in use; the DB has depth - 1 facts
   while (depth > 0) {
+    cancel_->poll();
     if (levels_[depth - 1].pred_index >= preds_.size()) {
       if (--depth > 0) pop_fact();
       continue;

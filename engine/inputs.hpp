@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "engine/cancel.hpp"
 #include "engine/compile.hpp"
 #include "engine/function_ref.hpp"
 
@@ -32,6 +33,8 @@ class InputEnumerator {
   // Lazy: nothing is materialised beyond a small cache of the last state's
   // DBs. `out` may throw; the enumeration then simply stops.
   void for_each(const std::vector<Word>& state_fresh, Sink out);
+  // Polled once per candidate fact (never null).
+  void set_cancellation(Cancellation* c) { cancel_ = c; }
 
  private:
   // One level of the generation: it extends a DB of `depth` facts by a
@@ -50,6 +53,7 @@ class InputEnumerator {
   bool twins(size_t a, size_t b);
 
   const CompiledModel& cm_;
+  Cancellation* cancel_ = &Cancellation::none();
   std::vector<Word> preds_;  // the input predicates some rule reads, ascending
   uint32_t bound_ = 0;
   // The domain of the current state: old constants (fixed, then the state's

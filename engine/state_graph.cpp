@@ -22,11 +22,22 @@ StateGraph::StateGraph(const hashing::StateLayout& layout)
 
 StateId StateGraph::add_state(std::string_view bytes, const hashing::GlobalState& s, StateId parent) {
   auto id = static_cast<StateId>(offsets_.size());
-  offsets_.push_back(arena_.size());
-  arena_.insert(arena_.end(), bytes.begin(), bytes.end());
-  parent_.push_back(parent);
-  faulty_.resize(faulty_.size() + fault_words_, 0);
-  empty_.resize(empty_.size() + empty_words_, 0);
+  // All or nothing: an allocation failure (the exploration then stops with
+  // the graph so far) leaves the graph as it was.
+  size_t arena = arena_.size(), faulty = faulty_.size(), empty = empty_.size();
+  try {
+    arena_.insert(arena_.end(), bytes.begin(), bytes.end());
+    faulty_.resize(faulty + fault_words_, 0);
+    empty_.resize(empty + empty_words_, 0);
+    parent_.push_back(parent);
+    offsets_.push_back(arena);  // last: it defines num_states()
+  } catch (...) {
+    arena_.resize(arena);
+    faulty_.resize(faulty);
+    empty_.resize(empty);
+    parent_.resize(id);
+    throw;
+  }
   uint64_t* f = faulty_.data() + size_t(id) * fault_words_;
   for (uint32_t n = 0; n < num_nodes_; ++n)
     if (has_error_fact(s.dbs[n], *layout_)) f[n / 64] |= uint64_t{1} << (n % 64);
@@ -38,9 +49,17 @@ StateId StateGraph::add_state(std::string_view bytes, const hashing::GlobalState
 
 void StateGraph::set_edges(StateId s, std::span<const Edge> edges) {
   // States are expanded in id order; unexpanded ones in between get no edges.
-  while (edge_begin_.size() <= s) edge_begin_.push_back(edges_.size());
-  edges_.insert(edges_.end(), edges.begin(), edges.end());
-  edge_begin_.push_back(edges_.size());
+  // All or nothing, like add_state.
+  size_t begins = edge_begin_.size(), count = edges_.size();
+  try {
+    while (edge_begin_.size() <= s) edge_begin_.push_back(edges_.size());
+    edges_.insert(edges_.end(), edges.begin(), edges.end());
+    edge_begin_.push_back(edges_.size());
+  } catch (...) {
+    edge_begin_.resize(begins);
+    edges_.resize(count);
+    throw;
+  }
 }
 
 std::span<const Edge> StateGraph::edges(StateId s) const {

@@ -107,6 +107,7 @@ void StepEvaluator::join(const RulePlan& p, F&& emit_vars) {
   size_t i = 0;
   bool forward = true;
   while (true) {
+    maybe_poll();
     if (i == n) {
       emit_vars();
       if (n == 0) return;
@@ -161,7 +162,10 @@ void StepEvaluator::run_fixpoint(const ComponentPlan& comp) {
         if (fired) changed |= r.insert(nullptr);
         continue;
       }
-      for (size_t k = 0; k < buf.size(); k += r.arity()) changed |= r.insert(buf.data() + k);
+      for (size_t k = 0; k < buf.size(); k += r.arity()) {
+        maybe_poll();
+        changed |= r.insert(buf.data() + k);
+      }
     }
     if (!comp.recursive) break;  // its rules read only earlier components: one pass is the fixpoint
   }

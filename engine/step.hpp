@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "engine/cancel.hpp"
 #include "engine/compile.hpp"
 #include "engine/function_ref.hpp"
 #include "engine/relation.hpp"
@@ -32,6 +33,9 @@ class StepEvaluator {
   explicit StepEvaluator(const CompiledModel& cm);
   // Calls `out` once per choice outcome (once when the program has no choice).
   void evaluate(const StepInput& in, FunctionRef<void(const StepResult&)> out);
+  // Polled inside the evaluation (every kPollEvery join steps and fixpoint
+  // inserts): a long step can be stopped; evaluate() then throws Cancelled.
+  void set_cancellation(Cancellation* c) { cancel_ = c; }
 
  private:
   struct ChoiceGroup {
@@ -67,6 +71,17 @@ class StepEvaluator {
   MessageSet sent_;         // [dest const, pred, args...]* derived so far
   const FunctionRef<void(const StepResult&)>* out_ = nullptr;
   StepResult result_;
+  // Polled every kPollEvery join steps and fixpoint inserts: a countdown in
+  // the evaluator costs less than the token's atomic load in the hot loop.
+  static constexpr uint32_t kPollEvery = 1024;
+  void maybe_poll() {
+    if (--poll_countdown_ == 0) [[unlikely]] {
+      poll_countdown_ = kPollEvery;
+      cancel_->poll();
+    }
+  }
+  Cancellation* cancel_ = &Cancellation::none();
+  uint32_t poll_countdown_ = kPollEvery;
 };
 
 }  // namespace ddsmc::engine

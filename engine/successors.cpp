@@ -76,6 +76,12 @@ void send_messages(hashing::GlobalState& s, model::NodeId from, const std::vecto
 
 SuccessorGenerator::SuccessorGenerator(const CompiledModel& cm) : cm_(cm), eval_(cm), inputs_(cm) {}
 
+void SuccessorGenerator::set_cancellation(Cancellation* c) {
+  cancel_ = c;
+  eval_.set_cancellation(c);
+  inputs_.set_cancellation(c);
+}
+
 void SuccessorGenerator::successors(const hashing::GlobalState& s, Sink sink) {
   const auto& layout = cm_.layout;
   const auto& net = cm_.model->network;
@@ -96,6 +102,7 @@ void SuccessorGenerator::successors(const hashing::GlobalState& s, Sink sink) {
       payload.assign(ch.begin() + i, ch.begin() + i + len);
       i += len + 1;
       inputs_.for_each(fresh_, [&](const std::vector<Word>& input) {
+        cancel_->poll();
         StepInput in{arc.dst, &s.dbs[arc.dst], arc.src, payload.data(), &input};
         eval_.evaluate(in, [&](const StepResult& r) {
           // Edit the copy in place: the node's DB, the served channel and the

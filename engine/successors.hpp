@@ -44,6 +44,11 @@ class SuccessorGenerator {
   using Sink = FunctionRef<void(const EdgeLabel&, const hashing::GlobalState&, const StepDetail&)>;
   explicit SuccessorGenerator(const CompiledModel& cm);
   void successors(const hashing::GlobalState& s, Sink sink);
+  // The token polled while generating (once per input DB, and inside every
+  // step's evaluation); successors() then throws Cancelled. Set by explore(),
+  // simulate() and lift(); never null. After Cancelled (or std::bad_alloc)
+  // the generator is left unusable: drop it.
+  void set_cancellation(Cancellation* c);
 
  private:
   const CompiledModel& cm_;
@@ -54,6 +59,7 @@ class SuccessorGenerator {
   std::vector<uint32_t> parts_;
   std::vector<Word> scratch_;
   std::vector<Word> fresh_;  // the fresh constants of the state being expanded
+  Cancellation* cancel_ = &Cancellation::none();
 };
 
 // The initial global state (SPEC section 2): init facts, `start` on every

@@ -43,17 +43,15 @@ std::vector<Hop> parent_path_hops(const StateGraph& g, StateId target) {
   return hops;
 }
 
-RunBuilder::RunBuilder(const CompiledModel& cm) : cm_(cm), next_fresh_(cm.layout.num_fixed) {
-  run_.states.push_back(initial_state(cm));
-}
+RunBuilder::RunBuilder(const CompiledModel& cm)
+    : cm_(cm), next_fresh_(cm.layout.num_fixed), state_(initial_state(cm)) {}
 
-void RunBuilder::append(const EdgeLabel& label, const hashing::GlobalState& succ, const StepDetail& d) {
+ConcreteStep RunBuilder::append(const EdgeLabel& label, const hashing::GlobalState& succ, const StepDetail& d) {
   const auto& layout = cm_.layout;
-  const hashing::GlobalState& cur = run_.states.back();
+  const hashing::GlobalState& cur = state_;
   if (d.arc == kIdleArc) {  // the idle self-loop: nothing happens
-    run_.steps.push_back(ConcreteStep{});
-    run_.states.push_back(succ);
-    return;
+    state_ = succ;
+    return ConcreteStep{};
   }
   // Rename the constants this step introduced to ids never used before in
   // the run, so that each fresh constant keeps one name throughout.
@@ -102,31 +100,37 @@ void RunBuilder::append(const EdgeLabel& label, const hashing::GlobalState& succ
   renamed.result = &result;
   ConcreteStep step = make_step(cm_, cur, next, renamed);
   step.stable = label.stable;
-  run_.steps.push_back(std::move(step));
-  run_.states.push_back(std::move(next));
+  state_ = std::move(next);
+  return step;
 }
 
-std::optional<ConcreteRun> lift(const CompiledModel& cm, const StateGraph& g, const std::vector<Hop>& hops) {
+std::optional<ConcreteRun> lift(const CompiledModel& cm, const StateGraph& g, const std::vector<Hop>& hops,
+                                Cancellation& cancel) {
   SuccessorGenerator gen(cm);
+  gen.set_cancellation(&cancel);
   hashing::Canonicalizer canon(cm.layout);
   hashing::CanonicalForm form;
   RunBuilder builder(cm);
+  ConcreteRun run;
+  run.states.push_back(builder.state());
   for (const Hop& hop : hops) {
+    cancel.poll();
     std::string_view want = g.bytes(hop.target);
     bool found = false;
-    // Copy: append() grows the run while the generator still reads the state.
-    hashing::GlobalState cur = builder.run().states.back();
+    // Copy: append() replaces the state while the generator still reads it.
+    hashing::GlobalState cur = builder.state();
     gen.successors(cur, [&](const EdgeLabel& label, const hashing::GlobalState& succ, const StepDetail& d) {
       if (found) return;
       if (hop.edge && (label.arc != hop.edge->arc() || label.stable != hop.edge->stable())) return;
       canon.canonicalize(succ, form);
       if (form.bytes != want) return;
       found = true;
-      builder.append(label, succ, d);
+      run.steps.push_back(builder.append(label, succ, d));
+      run.states.push_back(builder.state());
     });
     if (!found) return std::nullopt;
   }
-  return builder.take();
+  return run;
 }
 
 }  // namespace ddsmc::engine

@@ -8,6 +8,7 @@
 #include <optional>
 #include <vector>
 
+#include "engine/cancel.hpp"
 #include "engine/compile.hpp"
 #include "engine/state_graph.hpp"
 #include "engine/successors.hpp"
@@ -39,24 +40,29 @@ struct Hop {
   StateId target = 0;
 };
 
-// Builds a concrete run step by step from the successors chosen, giving
-// every fresh constant a run-unique id (printed #1, #2, ...).
+// Follows a concrete run step by step from the initial state, giving every
+// fresh constant a run-unique id (printed #1, #2, ...). It holds only the
+// current state: lift() keeps the whole run, simulate() streams it.
 class RunBuilder {
  public:
   explicit RunBuilder(const CompiledModel& cm);
-  void append(const EdgeLabel& label, const hashing::GlobalState& succ, const StepDetail& d);
-  const ConcreteRun& run() const { return run_; }
-  ConcreteRun take() { return std::move(run_); }
+  // Takes the step from state() to `succ` (a successor of state(), as the
+  // generator gave it): returns the step in run-wide names, and state()
+  // becomes the renamed successor.
+  ConcreteStep append(const EdgeLabel& label, const hashing::GlobalState& succ, const StepDetail& d);
+  const hashing::GlobalState& state() const { return state_; }
 
  private:
   const CompiledModel& cm_;
   Word next_fresh_;
-  ConcreteRun run_;
+  hashing::GlobalState state_;
 };
 
 // Lifts the path from the initial state; nullopt if some hop has no concrete
-// counterpart (which would be an engine bug).
-std::optional<ConcreteRun> lift(const CompiledModel& cm, const StateGraph& g, const std::vector<Hop>& hops);
+// counterpart (which would be an engine bug). `cancel` is polled at every
+// hop and inside every step; a stop throws Cancelled.
+std::optional<ConcreteRun> lift(const CompiledModel& cm, const StateGraph& g, const std::vector<Hop>& hops,
+                                Cancellation& cancel = Cancellation::none());
 
 // The hops of a lasso (the last one closes the loop) and of the BFS-tree
 // path to a state.

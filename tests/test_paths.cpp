@@ -1,7 +1,10 @@
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -47,43 +50,76 @@ std::string temp_file(const std::string& content, const std::string& suffix) {
   return path;
 }
 
-CliResult run_ddsmc(const std::vector<std::string>& args, double timeout_seconds) {
-  std::string out_path = temp_file("", ".out"), err_path = temp_file("", ".err");
-  pid_t pid = fork();
-  if (pid == 0) {
-    FILE* o = freopen(out_path.c_str(), "w", stdout);
-    FILE* e = freopen(err_path.c_str(), "w", stderr);
-    (void)o;
-    (void)e;
-    std::vector<char*> argv;
-    std::string bin = ddsmc_binary();
-    argv.push_back(bin.data());
-    std::vector<std::string> copy = args;
-    for (auto& a : copy) argv.push_back(a.data());
-    argv.push_back(nullptr);
+Spawned spawn_ddsmc(const std::vector<std::string>& args, const SpawnOptions& options) {
+  Spawned s;
+  s.out_path = temp_file("", ".out");
+  s.err_path = temp_file("", ".err");
+  // Everything the child needs is prepared before fork (no allocation after).
+  std::string bin = ddsmc_binary();
+  std::vector<std::string> copy = args;
+  std::vector<char*> argv{bin.data()};
+  for (auto& a : copy) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  s.pid = fork();
+  if (s.pid == 0) {
+    bool ok = options.stdout_fd >= 0 ? dup2(options.stdout_fd, STDOUT_FILENO) >= 0
+                                     : std::freopen(s.out_path.c_str(), "w", stdout) != nullptr;
+    ok = ok && std::freopen(s.err_path.c_str(), "w", stderr) != nullptr;
+    if (!ok) _exit(126);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    if (options.address_space_limit) {
+      rlimit lim{options.address_space_limit, options.address_space_limit};
+      if (setrlimit(RLIMIT_AS, &lim) != 0) _exit(126);
+    }
     execv(bin.c_str(), argv.data());
     _exit(127);
   }
-  CliResult r;
+  return s;
+}
+
+int wait_for(pid_t pid, double seconds) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   int status = 0;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_seconds);
-  while (true) {
-    pid_t done = waitpid(pid, &status, WNOHANG);
-    if (done == pid) break;
+  while (waitpid(pid, &status, WNOHANG) != pid) {
     if (std::chrono::steady_clock::now() > deadline) {
       kill(pid, SIGKILL);
       waitpid(pid, &status, 0);
-      r.exit_code = -2;  // timed out: a hang is a failure
-      r.out = read_text(out_path);
-      r.err = read_text(err_path) + "\n[test harness: killed after timeout]";
-      return r;
+      return -2;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = read_text(out_path);
-  r.err = read_text(err_path);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+CliResult run_ddsmc(const std::vector<std::string>& args, double timeout_seconds, const SpawnOptions& options) {
+  Spawned s = spawn_ddsmc(args, options);
+  CliResult r;
+  r.exit_code = wait_for(s.pid, timeout_seconds);
+  r.out = read_text(s.out_path);
+  r.err = read_text(s.err_path);
+  if (r.exit_code == -2) r.err += "\n[test harness: killed after timeout]";
   return r;
+}
+
+std::string summary(const CliResult& r) {
+  return "exit code " + std::to_string(r.exit_code) + "\n--- stdout:\n" + r.out.substr(0, 6000) +
+         "\n--- stderr:\n" + r.err.substr(0, 6000);
+}
+
+bool built_with_address_sanitizer() {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  return true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+  return true;
+#else
+  return false;
+#endif
+#else
+  return false;
+#endif
 }
 
 }  // namespace ddsmc::test

@@ -2,6 +2,9 @@
 // real ddsmc binary the way a user does (exit code, stdout, stderr).
 #pragma once
 
+#include <sys/types.h>
+
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -15,7 +18,32 @@ struct CliResult {
 
 std::string source_path(const std::string& relative);  // DDSMC_SOURCE_DIR/relative
 std::string ddsmc_binary();
-CliResult run_ddsmc(const std::vector<std::string>& args, double timeout_seconds = 300);
+
+// How the child runs.
+struct SpawnOptions {
+  uint64_t address_space_limit = 0;  // RLIMIT_AS set in the child before exec (0: none)
+  int stdout_fd = -1;                // the child's stdout (a pipe, say); -1: a scratch file
+};
+
+// The ddsmc binary running in the background, stdout/stderr to scratch files.
+struct Spawned {
+  pid_t pid = -1;
+  std::string out_path, err_path;
+};
+Spawned spawn_ddsmc(const std::vector<std::string>& args, const SpawnOptions& options = {});
+// Waits at most `seconds`: the exit code, 128 + the signal that ended it, or
+// -2 (still running: then killed with SIGKILL, a hang).
+int wait_for(pid_t pid, double seconds);
+
+// "exit code N", then stdout and stderr (each cut at 6000 bytes), for messages.
+std::string summary(const CliResult& r);
+
+// Runs the binary to the end (at most `timeout_seconds`, exit_code -2 after).
+CliResult run_ddsmc(const std::vector<std::string>& args, double timeout_seconds = 300,
+                    const SpawnOptions& options = {});
+// True when the tests (and so the binary) are built with ASan or TSan, which
+// reserve terabytes of address space: address-space limits mean nothing then.
+bool built_with_address_sanitizer();
 // A scratch file with `content`, removed at process exit; returns its path.
 std::string temp_file(const std::string& content, const std::string& suffix = ".d2c");
 std::string temp_dir();

@@ -739,47 +739,6 @@ TEST(CheckCliFairness, RetryAckAlwaysTotalNeedsChannelFairness) {
 // ---------------------------------------------------------------------------
 // SIGINT / SIGTERM and progress lines
 
-struct Spawned {
-  pid_t pid = -1;
-  std::string out_path, err_path;
-};
-
-Spawned spawn_ddsmc(const std::vector<std::string>& args) {
-  Spawned s;
-  s.out_path = scratch(".out");
-  s.err_path = scratch(".err");
-  s.pid = fork();
-  if (s.pid == 0) {
-    if (!std::freopen(s.out_path.c_str(), "w", stdout) || !std::freopen(s.err_path.c_str(), "w", stderr)) _exit(126);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, nullptr);
-    std::vector<std::string> copy = args;
-    std::string bin = ddsmc::test::ddsmc_binary();
-    std::vector<char*> argv{bin.data()};
-    for (auto& a : copy) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    execv(bin.c_str(), argv.data());
-    _exit(127);
-  }
-  return s;
-}
-
-// Waits at most `seconds`; the exit code, 128 + signal, or -2 (killed: a hang).
-int wait_for(pid_t pid, double seconds) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-  int status = 0;
-  while (waitpid(pid, &status, WNOHANG) != pid) {
-    if (std::chrono::steady_clock::now() > deadline) {
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      return -2;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
 void expect_stops_cleanly(int sig, double after_seconds, bool want_progress) {
   std::string report = scratch();
   // flooding on ring:9 runs for tens of seconds.

@@ -153,6 +153,28 @@ TEST(ReplayCliClaims, BoundTraceEndsAtTheFirstStateOverABound) {
   expect_claim_fails(cli({"replay", model, path, "--channel-bound", "2"}), "the last state exceeds no bound");
 }
 
+// A bound exceeded under --channel-bound / --state-bound given to check: the
+// files record the overrides, so replay needs no option to accept the trace.
+TEST(ReplayCliClaims, BoundOverridesOfCheckAreRecordedForReplay) {
+  const std::string model = example("relay");
+  // The file's bounds are channel 1 and state 1: relay on star:3 exceeds a
+  // channel bound of 2 after some steps, on line:3 a state bound of 0.
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"star:3", "--channel-bound", "2"},
+                                               std::vector<std::string>{"line:3", "--state-bound", "0"}}) {
+    Checked c = check_files({model, "--network", args[0], args[1], args[2]});
+    ASSERT_EQ(c.run.exit_code, 3) << describe(c.run);
+    const std::string key = args[1] == "--channel-bound" ? "channel_bound" : "state_bound";
+    const int value = std::stoi(args[2]);
+    EXPECT_EQ(c.trace.value(key, json()), value) << c.trace.dump().substr(0, 300);
+    EXPECT_EQ(c.report.value(key, json()), value);
+    EXPECT_EQ(c.report["bound_exceeded"].value("bound", json()), value);
+    ASSERT_EQ(c.trace["traces"].size(), 1u);
+    EXPECT_EQ(c.trace["traces"][0].value("kind", json()), "bound");
+    expect_all_replay(replay_json(model, c.trace), 1);
+    expect_all_replay(replay_json(model, c.report), 1);
+  }
+}
+
 TEST(ReplayCliClaims, BoundFieldsOfTheReportMustAgree) {
   const std::string model = example("relay");
   Checked c = relay_bound();

@@ -1,0 +1,184 @@
+#include "app/check_report.hpp"
+
+#include <fmt/format.h>
+
+#include "app/report.hpp"
+#include "app/runtime.hpp"
+
+namespace ddsmc::app {
+namespace {
+
+using nlohmann::json;
+
+bool is_witness(engine::Property p) {
+  return p == engine::Property::SometimesTotal || p == engine::Property::SometimesPartial;
+}
+
+json optional_json(const std::optional<std::string>& v) { return v ? json(*v) : json(nullptr); }
+json optional_json(const std::optional<uint32_t>& v) { return v ? json(*v) : json(nullptr); }
+
+// "state bound 3 at a" / "channel bound 2 at a -> b".
+struct BoundWhere {
+  bool state_kind;
+  std::string where;
+};
+
+BoundWhere bound_where(const CheckOutcome& o) {
+  const auto& v = *o.explored.violation;
+  const auto& net = o.model.network;
+  bool state_kind = v.kind == engine::BoundViolation::Kind::State;
+  return {state_kind, state_kind ? net.name(v.where)
+                                 : fmt::format("{} -> {}", net.name(net.arc(v.where).src),
+                                               net.name(net.arc(v.where).dst))};
+}
+
+json property_json(const CheckOutcome& o, const PropertyOutcome& p) {
+  json pj = {{"holds", nullptr}, {"trace", nullptr}};
+  if (p.verdict.holds) pj["holds"] = *p.verdict.holds;
+  if (p.run) {
+    pj["trace"] = run_to_json(o.cm, *p.run);
+    if (p.verdict.node) pj["trace"]["never_faulty"] = o.model.network.name(*p.verdict.node);
+  }
+  return pj;
+}
+
+}  // namespace
+
+std::string header_text(const CheckOutcome& o) {
+  const auto& net = o.model.network;
+  const auto& res = o.explored;
+  return fmt::format("{}: network {} ({} nodes, {} arcs), fairness {}{}\n", o.opts.model.path, net.description(),
+                     net.num_nodes(), net.num_arcs(), o.opts.fairness,
+                     o.pruned() ? ", states beyond the bounds pruned" : "") +
+         fmt::format("states {}, transitions {}, {}, {:.2f} s\n", res.graph.num_states(), res.graph.num_edges(),
+                     res.complete ? "complete" : "INCOMPLETE (" + res.incomplete_reason + ")", res.seconds);
+}
+
+std::string bound_text(const CheckOutcome& o) {
+  const auto& v = *o.explored.violation;
+  BoundWhere w = bound_where(o);
+  std::string out = fmt::format("{} bound {} exceeded at {} ({} {}): the system is not bounded as declared\n",
+                                w.state_kind ? "state" : "channel", v.bound, w.where, v.value,
+                                w.state_kind ? "distinct constants" : "payloads");
+  if (o.bound_run)
+    out += fmt::format("shortest run to it ({} steps):\n{}", o.bound_run->steps.size(),
+                       run_to_text(o.cm, *o.bound_run, o.opts.trace_steps));
+  else if (o.bound_run_stopped != engine::StopReason::None)
+    out += fmt::format("(its run was not built: {})\n", engine::stop_reason_name(o.bound_run_stopped));
+  return out;
+}
+
+std::string property_text(const CheckOutcome& o, const PropertyOutcome& p) {
+  const auto& v = p.verdict;
+  std::string verdict = !v.holds ? "undecided" : *v.holds ? "holds" : "FAILS";
+  std::string line = fmt::format("{:<18} {}{}", engine::property_name(p.property), verdict,
+                                 o.pruned() ? " (within bounds)" : "");
+  if (p.stopped != engine::StopReason::None)
+    return line + fmt::format(" ({} before it was decided)\n", engine::stop_reason_name(p.stopped));
+  if (!p.run) return line + "\n";
+  bool witness = is_witness(p.property);
+  line += fmt::format("  {}: {} steps, loop from step {}", witness ? "witness" : "counterexample", p.run->steps.size(),
+                      v.lasso->loop_start);
+  if (v.node) line += fmt::format(", {} never faulty", o.model.network.name(*v.node));
+  line += "\n";
+  if (!witness || o.opts.show_witnesses) line += run_to_text(o.cm, *p.run, o.opts.trace_steps);
+  return line;
+}
+
+json report_json(const CheckOutcome& o) {
+  const auto& res = o.explored;
+  const auto& g = res.graph;
+  const auto& ov = o.opts.model.overrides;
+  json report;
+  report["model"] = o.opts.model.path;
+  report["network"] = o.model.network.description();
+  report["network_spec"] = optional_json(ov.network_spec);
+  report["input_bound"] = optional_json(ov.input_bound);
+  report["state_bound"] = optional_json(ov.state_bound);
+  report["channel_bound"] = optional_json(ov.channel_bound);
+  report["states"] = g.num_states();
+  report["transitions"] = g.num_edges();
+  report["complete"] = res.complete;
+  report["fairness"] = o.opts.fairness;
+  report["within_bounds"] = o.pruned() && !res.violation;  // the initial state over a bound stops even under prune
+  report["bound_exceeded"] = nullptr;
+  if (!res.complete) report["incomplete_reason"] = res.incomplete_reason;
+  if (o.analysis_stopped != engine::StopReason::None)
+    report["analysis_stopped"] = engine::stop_reason_name(o.analysis_stopped);
+  if (res.violation) {
+    const auto& v = *res.violation;
+    BoundWhere w = bound_where(o);
+    json bound = {{"kind", w.state_kind ? "state" : "channel"}, {"bound", v.bound}, {"value", v.value}};
+    bound[w.state_kind ? "node" : "channel"] = w.where;
+    bound["trace"] = o.bound_run ? run_to_json(o.cm, *o.bound_run) : json(nullptr);
+    report["bound_exceeded"] = bound;
+  }
+  json props = json::object();
+  for (const auto& p : o.properties) props[engine::property_json_key(p.property)] = property_json(o, p);
+  report["properties"] = props;
+  report["stats"] = {{"seconds", res.seconds},
+                     {"peak_rss_bytes", peak_rss_bytes()},
+                     {"ranks", 1},
+                     {"threads", 1},
+                     {"bytes_per_state", g.num_states() ? double(g.memory_bytes()) / g.num_states() : 0.0},
+                     {"canonical",
+                      {{"calls", res.canonical.calls},
+                       {"fast_path", res.canonical.fast_path},
+                       {"refined", res.canonical.refined},
+                       {"individualized", res.canonical.individualized},
+                       {"nauty", res.canonical.nauty}}}};
+  return report;
+}
+
+json traces_json(const CheckOutcome& o) {
+  const auto& ov = o.opts.model.overrides;
+  json traces = json::array();
+  if (o.bound_run) traces.push_back({{"kind", "bound"}, {"trace", run_to_json(o.cm, *o.bound_run)}});
+  for (const auto& p : o.properties) {
+    if (!p.run) continue;
+    json t = {{"kind", is_witness(p.property) ? "witness" : "counterexample"},
+              {"property", engine::property_name(p.property)},
+              {"trace", run_to_json(o.cm, *p.run)}};
+    if (p.verdict.node) t["trace"]["never_faulty"] = o.model.network.name(*p.verdict.node);
+    traces.push_back(std::move(t));
+  }
+  return {{"model", o.opts.model.path},
+          {"network", o.model.network.description()},
+          {"network_spec", optional_json(ov.network_spec)},
+          {"input_bound", optional_json(ov.input_bound)},
+          {"state_bound", optional_json(ov.state_bound)},
+          {"channel_bound", optional_json(ov.channel_bound)},
+          {"fairness", o.opts.fairness},
+          {"traces", std::move(traces)}};
+}
+
+std::string_view minimal_report_json(const CheckOutcome& o, char* buf, size_t size) noexcept {
+  auto out = fmt::format_to_n(buf, size,
+                              "{{\"states\": {}, \"transitions\": {}, \"complete\": false, "
+                              "\"incomplete_reason\": \"out-of-memory\", \"fairness\": \"{}\", "
+                              "\"bound_exceeded\": null, \"properties\": {{",
+                              o.explored.graph.num_states(), o.explored.graph.num_edges(),
+                              o.opts.fairness == "none" ? "none" : "channel");
+  auto used = [&] { return std::min<size_t>(size, out.out - buf); };
+  const char* sep = "";
+  for (const auto& p : o.properties) {
+    out = fmt::format_to_n(out.out, size - used(), "{}\"{}\": {{\"holds\": null, \"trace\": null}}", sep,
+                           engine::property_json_key(p.property));
+    sep = ", ";
+  }
+  out = fmt::format_to_n(out.out, size - used(), "}}}}\n");
+  return {buf, used()};
+}
+
+int check_exit_code(const CheckOutcome& o) {
+  bool any_fails = false, any_undecided = o.explored.violation.has_value();
+  for (const auto& p : o.properties) {
+    any_fails |= p.verdict.holds == false;
+    any_undecided |= !p.verdict.holds;
+  }
+  if (any_fails) return kExitFails;
+  if (any_undecided || !o.explored.complete || o.analysis_stopped != engine::StopReason::None) return kExitIncomplete;
+  return kExitHolds;
+}
+
+}  // namespace ddsmc::app

@@ -1,0 +1,60 @@
+// What `ddsmc check` found, and its renderings: the text report, the --json
+// report (SPEC §5), the --trace document, the exit code. When memory does
+// not allow the full JSON, minimal_report_json() gives the figures without
+// allocating.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/commands.hpp"
+#include "engine/analysis.hpp"
+#include "engine/explore.hpp"
+#include "engine/trace.hpp"
+
+namespace ddsmc::app {
+
+struct PropertyOutcome {
+  engine::Property property = engine::Property::SometimesTotal;
+  engine::Verdict verdict;                 // holds: nullopt when undecided
+  std::optional<engine::ConcreteRun> run;  // the lifted witness or counterexample
+  // The analysis or the lifting of its trace was cut short (then undecided).
+  engine::StopReason stopped = engine::StopReason::None;
+};
+
+struct CheckOutcome {
+  const CheckOptions& opts;
+  const model::Model& model;
+  const engine::CompiledModel& cm;
+  const engine::ExploreResult& explored;
+  std::optional<engine::ConcreteRun> bound_run;  // the run to the violating state
+  engine::StopReason bound_run_stopped = engine::StopReason::None;
+  std::vector<PropertyOutcome> properties;  // none analysed after a bound violation
+  // The first reason any analysis, lifting or report building was cut short.
+  engine::StopReason analysis_stopped = engine::StopReason::None;
+  bool pruned() const { return opts.on_bound == "prune"; }
+  void note_stop(engine::StopReason r) {
+    if (analysis_stopped == engine::StopReason::None) analysis_stopped = r;
+  }
+};
+
+// Text for people, in the order it is printed: the header once the
+// exploration is over, then the bound violation, then one block per property.
+std::string header_text(const CheckOutcome& o);
+std::string bound_text(const CheckOutcome& o);
+std::string property_text(const CheckOutcome& o, const PropertyOutcome& p);
+
+nlohmann::json report_json(const CheckOutcome& o);
+nlohmann::json traces_json(const CheckOutcome& o);
+// The report with no traces and no verdicts, formatted into a fixed buffer
+// (no allocation): states, transitions, complete false, incomplete_reason
+// "out-of-memory", every selected property null.
+std::string_view minimal_report_json(const CheckOutcome& o, char* buf, size_t size) noexcept;
+
+// SPEC §5: 1 if some property fails (a failure found is genuine even in a
+// partial graph), else 3 if anything is incomplete or undecided, else 0.
+int check_exit_code(const CheckOutcome& o);
+
+}  // namespace ddsmc::app

@@ -1,0 +1,106 @@
+#include "app/output.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace ddsmc::app {
+
+std::vector<Output*> Output::open_all(const std::vector<std::optional<std::string>>& paths,
+                                      std::vector<std::unique_ptr<Output>>& files, std::string& error) {
+  // First open every file without emptying it, then empty them all: a bad
+  // second path must not have destroyed the file named first.
+  struct Opened {
+    int fd;
+    const std::string* path;
+    bool created;
+  };
+  std::vector<Opened> opened;
+  auto undo = [&] {
+    for (const auto& o : opened) {
+      ::close(o.fd);
+      if (o.created) ::unlink(o.path->c_str());
+    }
+  };
+  for (const auto& p : paths) {
+    if (!p || *p == "-") continue;
+    struct stat st {};
+    bool existed = ::stat(p->c_str(), &st) == 0;
+    int fd = ::open(p->c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0) {
+      error = "cannot write " + *p + ": " + std::strerror(errno);
+      undo();
+      return {};
+    }
+    opened.push_back({fd, &*p, !existed});
+  }
+  std::vector<Output*> out;
+  size_t next = 0;
+  for (const auto& p : paths) {
+    if (!p) {
+      out.push_back(nullptr);
+      continue;
+    }
+    if (*p == "-") {
+      out.push_back(&standard());
+      continue;
+    }
+    int fd = opened[next++].fd;
+    struct stat st {};
+    errno = 0;
+    bool emptied = ::fstat(fd, &st) == 0 && (!S_ISREG(st.st_mode) || ::ftruncate(fd, 0) == 0);
+    std::FILE* f = emptied ? ::fdopen(fd, "w") : nullptr;
+    if (!f) ::close(fd);
+    files.push_back(std::unique_ptr<Output>(new Output(f, *p)));
+    if (!f) files.back()->error_ = errno ? errno : EIO;
+    out.push_back(files.back().get());
+  }
+  return out;
+}
+
+Output& Output::standard() {
+  static Output out(stdout, "standard output");
+  return out;
+}
+
+Output& Output::standard_error() {
+  static Output err(stderr, "standard error");
+  return err;
+}
+
+Output::~Output() {
+  if (file_ && file_ != stdout && file_ != stderr) std::fclose(file_);
+}
+
+void Output::write(std::string_view text) noexcept {
+  if (error_ || text.empty() || !file_) return;
+  errno = 0;
+  if (std::fwrite(text.data(), 1, text.size(), file_) != text.size()) error_ = errno ? errno : EIO;
+}
+
+bool Output::finish() noexcept {
+  if (!file_) return ok();
+  errno = 0;
+  if (std::fflush(file_) != 0 && !error_) error_ = errno ? errno : EIO;
+  if (std::ferror(file_) && !error_) error_ = EIO;
+  errno = 0;
+  if (std::fclose(file_) != 0 && !error_) error_ = errno ? errno : EIO;
+  file_ = nullptr;
+  return ok();
+}
+
+bool Output::deliver() noexcept {
+  if (finish()) return true;
+  std::fprintf(stderr, "ddsmc: cannot write %s: %s; the result could not be delivered\n", name_.c_str(),
+               std::strerror(error_));
+  return false;
+}
+
+std::string dump_json(const nlohmann::json& j, int indent) {
+  return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace ddsmc::app
