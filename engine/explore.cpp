@@ -114,9 +114,11 @@ ExploreResult explore(const CompiledModel& cm, const ExploreOptions& opts) {
       if (!hashing::decode(g.bytes(id), cm.layout, current)) throw std::logic_error("stored state does not decode");
       edges.clear();
       canon.set_base(current);
-      bool halt = false;
-      gen.successors(current, [&](const EdgeLabel& label, const hashing::GlobalState& succ, const StepDetail& d) {
-        if (halt) return;
+      // Thrown by the sink to stop generating successors once exploration
+      // halts (max-states, a bound): the rest of the state's steps, which
+      // may be very many, are never computed.
+      struct Halt {};
+      auto on_successor = [&](const EdgeLabel& label, const hashing::GlobalState& succ, const StepDetail& d) {
         const auto& violation = d.violation;
         if (violation && opts.on_bound == OnBound::Prune) {
           ++res.pruned_states;
@@ -124,19 +126,22 @@ ExploreResult explore(const CompiledModel& cm, const ExploreOptions& opts) {
         }
         const hashing::GlobalState& named = canon.of(succ, form, d.changed_parts);
         if (opts.max_states && g.num_states() >= opts.max_states && !visited.contains(form)) {
-          halt = true;
           stop("max-states");
-          return;
+          throw Halt{};
         }
         auto [target, fresh] = visited.insert(form, named, id);
         edges.push_back(Edge(target, label.arc, label.stable));
         if (violation && fresh) {
           res.violation = violation;
           res.violating_state = target;
-          halt = true;
           stop("bound");
+          throw Halt{};
         }
-      });
+      };
+      try {
+        gen.successors(current, on_successor);
+      } catch (const Halt&) {
+      }
       // Edges are distinct (source, target, arc, stable) tuples.
       std::sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) {
         return std::tie(a.target, a.label) < std::tie(b.target, b.label);

@@ -53,6 +53,32 @@ void InputEnumerator::for_each(const std::vector<Word>& state_fresh, Sink out) {
   cache_valid_ = caching;  // only a finished enumeration is a valid cache
 }
 
+void InputEnumerator::random_db(const std::vector<Word>& state_fresh, std::mt19937_64& rng,
+                                std::vector<Word>& out) const {
+  out.clear();
+  if (bound_ == 0 || preds_.empty()) return;
+  // rng() % n rather than a distribution: mt19937_64's output is fixed by
+  // the standard, so a seed gives the same run with every library.
+  const uint64_t size = rng() % (std::min(bound_, kMaxRandomFacts) + 1);
+  uint32_t max_arity = 0;
+  for (Word p : preds_) max_arity = std::max(max_arity, cm_.layout.arity[p]);
+  const uint32_t fixed = cm_.layout.num_fixed;
+  const Word first_new = state_fresh.empty() ? fixed : std::max<Word>(fixed, state_fresh.back() + 1);
+  const uint64_t olds = fixed + state_fresh.size();
+  const uint64_t domain = olds + size * max_arity;
+  for (uint64_t f = 0; f < size; ++f) {
+    const Word pred = preds_[rng() % preds_.size()];
+    out.push_back(pred);
+    for (uint32_t i = 0; i < cm_.layout.arity[pred]; ++i) {
+      const uint64_t r = rng() % domain;
+      out.push_back(r < fixed ? static_cast<Word>(r)
+                    : r < olds ? state_fresh[r - fixed]
+                               : static_cast<Word>(first_new + (r - olds)));
+    }
+  }
+  hashing::normalize_db(out, cm_.layout);
+}
+
 // Moves to the next candidate fact: the next argument tuple of the same
 // predicate in rank order, else the first tuple of the next predicate. A
 // tuple may use the old constants, the new ones the DB already has, and new

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <random>
 #include <vector>
 
 #include "engine/cancel.hpp"
@@ -33,6 +34,12 @@ class InputEnumerator {
   // Lazy: nothing is materialised beyond a small cache of the last state's
   // DBs. `out` may throw; the enumeration then simply stops.
   void for_each(const std::vector<Word>& state_fresh, Sink out);
+  // One input DB drawn at random, for simulate: its size uniform in
+  // 0 .. min(input, kMaxRandomFacts), each fact's predicate uniform among
+  // the enumerated ones and each argument uniform among the old constants
+  // and size * arity new ones. Normalized (so it may have fewer facts).
+  static constexpr uint32_t kMaxRandomFacts = 16;
+  void random_db(const std::vector<Word>& state_fresh, std::mt19937_64& rng, std::vector<Word>& out) const;
   // Polled once per candidate fact (never null).
   void set_cancellation(Cancellation* c) { cancel_ = c; }
 

@@ -1,7 +1,9 @@
-// One random run (`ddsmc simulate`): at every step a successor chosen
-// uniformly among all steps of the state, from a seeded generator. The run
-// is streamed: each step goes to the caller as it is taken, and only the
-// current state is kept, so a run of any length fits in memory.
+// One random run (`ddsmc simulate`): at every step, from a seeded
+// generator, a non-empty channel, one of its distinct payloads, an input DB
+// (InputEnumerator::random_db) and a choice outcome, each uniformly at
+// random, so a step costs one step evaluation however many steps the state
+// has. The run is streamed: each step goes to the caller as it is taken, and
+// only the current state is kept, so a run of any length fits in memory.
 #pragma once
 
 #include <cstdint>

@@ -84,11 +84,7 @@ void SuccessorGenerator::set_cancellation(Cancellation* c) {
 
 void SuccessorGenerator::successors(const hashing::GlobalState& s, Sink sink) {
   const auto& layout = cm_.layout;
-  const auto& net = cm_.model->network;
-  if (cm_.may_have_fresh)
-    hashing::fresh_constants(s, layout, fresh_);
-  else
-    fresh_.clear();
+  state_fresh(s, fresh_);
   bool any_message = false;
   std::vector<Word> payload;
   succ_ = s;
@@ -96,38 +92,58 @@ void SuccessorGenerator::successors(const hashing::GlobalState& s, Sink sink) {
     const auto& ch = s.channels[a];
     if (ch.empty()) continue;
     any_message = true;
-    const model::Arc arc = net.arc(a);
     for (size_t i = 0; i < ch.size();) {
       size_t len = layout.fact_words(ch[i]);
       payload.assign(ch.begin() + i, ch.begin() + i + len);
       i += len + 1;
       inputs_.for_each(fresh_, [&](const std::vector<Word>& input) {
         cancel_->poll();
-        StepInput in{arc.dst, &s.dbs[arc.dst], arc.src, payload.data(), &input};
-        eval_.evaluate(in, [&](const StepResult& r) {
-          // Edit the copy in place: the node's DB, the served channel and the
-          // channels sent on; restore them after the sink has seen it.
-          succ_.dbs[arc.dst] = r.db;
-          channel_remove(succ_.channels[a], payload.data(), layout);
-          StepDetail detail{a, payload.data(), &input, &r, std::nullopt};
-          detail.violation = check_db_bound(r.db, arc.dst, cm_, scratch_);
-          send_messages(succ_, arc.dst, r.sent, cm_, touched_);
-          touched_.insert(std::lower_bound(touched_.begin(), touched_.end(), a), a);
-          touched_.erase(std::unique(touched_.begin(), touched_.end()), touched_.end());
-          if (!detail.violation)
-            for (uint32_t t : touched_)
-              if ((detail.violation = check_channel_bound(succ_.channels[t], t, cm_))) break;
-          parts_.assign(1, arc.dst);
-          for (uint32_t t : touched_) parts_.push_back(layout.num_nodes + t);
-          detail.changed_parts = &parts_;
-          sink(EdgeLabel{a, r.db == s.dbs[arc.dst]}, succ_, detail);
-          succ_.dbs[arc.dst] = s.dbs[arc.dst];
-          for (uint32_t t : touched_) succ_.channels[t] = s.channels[t];
-        });
+        expand(s, a, payload.data(), input, sink);
       });
     }
   }
   if (!any_message) sink(EdgeLabel{kIdleArc, true}, s, StepDetail{});
+}
+
+void SuccessorGenerator::steps(const hashing::GlobalState& s, uint32_t arc, const Word* payload,
+                               const std::vector<Word>& input, Sink sink) {
+  succ_ = s;
+  expand(s, arc, payload, input, sink);
+}
+
+void SuccessorGenerator::state_fresh(const hashing::GlobalState& s, std::vector<Word>& out) const {
+  if (cm_.may_have_fresh)
+    hashing::fresh_constants(s, cm_.layout, out);
+  else
+    out.clear();
+}
+
+// One step per choice outcome; succ_ == s on entry and on return.
+void SuccessorGenerator::expand(const hashing::GlobalState& s, uint32_t a, const Word* payload,
+                                const std::vector<Word>& input, Sink sink) {
+  const auto& layout = cm_.layout;
+  const model::Arc arc = cm_.model->network.arc(a);
+  StepInput in{arc.dst, &s.dbs[arc.dst], arc.src, payload, &input};
+  eval_.evaluate(in, [&](const StepResult& r) {
+    // Edit the copy in place: the node's DB, the served channel and the
+    // channels sent on; restore them after the sink has seen it.
+    succ_.dbs[arc.dst] = r.db;
+    channel_remove(succ_.channels[a], payload, layout);
+    StepDetail detail{a, payload, &input, &r, std::nullopt};
+    detail.violation = check_db_bound(r.db, arc.dst, cm_, scratch_);
+    send_messages(succ_, arc.dst, r.sent, cm_, touched_);
+    touched_.insert(std::lower_bound(touched_.begin(), touched_.end(), a), a);
+    touched_.erase(std::unique(touched_.begin(), touched_.end()), touched_.end());
+    if (!detail.violation)
+      for (uint32_t t : touched_)
+        if ((detail.violation = check_channel_bound(succ_.channels[t], t, cm_))) break;
+    parts_.assign(1, arc.dst);
+    for (uint32_t t : touched_) parts_.push_back(layout.num_nodes + t);
+    detail.changed_parts = &parts_;
+    sink(EdgeLabel{a, r.db == s.dbs[arc.dst]}, succ_, detail);
+    succ_.dbs[arc.dst] = s.dbs[arc.dst];
+    for (uint32_t t : touched_) succ_.channels[t] = s.channels[t];
+  });
 }
 
 hashing::GlobalState initial_state(const CompiledModel& cm) {

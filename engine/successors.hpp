@@ -43,7 +43,18 @@ class SuccessorGenerator {
  public:
   using Sink = FunctionRef<void(const EdgeLabel&, const hashing::GlobalState&, const StepDetail&)>;
   explicit SuccessorGenerator(const CompiledModel& cm);
+  // Every step of s (SPEC section 2): for every non-empty channel, every
+  // distinct payload in it, every input DB (one per renaming class) and
+  // every choice outcome; or the idle step when every channel is empty.
   void successors(const hashing::GlobalState& s, Sink sink);
+  // The steps of s that serve `arc` with `payload` (a fact in its channel)
+  // and input DB `input` (normalized, legal for the input bound): one per
+  // choice outcome. For simulate, which picks one step without generating all.
+  void steps(const hashing::GlobalState& s, uint32_t arc, const Word* payload, const std::vector<Word>& input,
+             Sink sink);
+  // The fresh constants of s, as the input enumeration needs them.
+  void state_fresh(const hashing::GlobalState& s, std::vector<Word>& out) const;
+  InputEnumerator& inputs() { return inputs_; }
   // The token polled while generating (once per input DB, and inside every
   // step's evaluation); successors() then throws Cancelled. Set by explore(),
   // simulate() and lift(); never null. After Cancelled (or std::bad_alloc)
@@ -51,6 +62,9 @@ class SuccessorGenerator {
   void set_cancellation(Cancellation* c);
 
  private:
+  void expand(const hashing::GlobalState& s, uint32_t arc, const Word* payload, const std::vector<Word>& input,
+              Sink sink);
+
   const CompiledModel& cm_;
   StepEvaluator eval_;
   InputEnumerator inputs_;
