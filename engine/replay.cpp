@@ -24,14 +24,12 @@ bool channel_has(const std::vector<Word>& ch, const std::vector<Word>& fact, con
 // The state after node `arc.dst` served `payload` on `arc_id` with outcome `r`.
 hashing::GlobalState apply(const CompiledModel& cm, const hashing::GlobalState& cur, uint32_t arc_id,
                            const std::vector<Word>& payload, const StepResult& r) {
-  const auto& layout = cm.layout;
-  const auto& net = cm.model->network;
-  const model::Arc arc = net.arc(arc_id);
+  const model::Arc arc = cm.model->network.arc(arc_id);
   hashing::GlobalState next = cur;
   next.dbs[arc.dst] = r.db;
-  channel_remove(next.channels[arc_id], payload.data(), layout);
-  for (size_t k = 0; k < r.sent.size(); k += 1 + layout.fact_words(r.sent[k + 1]))
-    channel_add(next.channels[*net.arc_id(arc.dst, r.sent[k])], r.sent.data() + k + 1, layout);
+  channel_remove(next.channels[arc_id], payload.data(), cm.layout);
+  std::vector<uint32_t> touched;
+  send_messages(next, arc.dst, r.sent, cm, touched);
   return next;
 }
 
