@@ -23,6 +23,11 @@ InputEnumerator::InputEnumerator(const CompiledModel& cm) : cm_(cm), preds_(cm.i
 }
 
 void InputEnumerator::for_each(const std::vector<Word>& state_fresh, Sink out) {
+  if (bound_ == 0 || preds_.empty()) {  // the empty DB only: no cache needed
+    db_.clear();
+    out(db_);
+    return;
+  }
   if (cache_valid_ && cache_key_ == state_fresh) {
     for (const auto& db : cache_) out(db);
     return;

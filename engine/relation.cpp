@@ -32,16 +32,16 @@ void Relation::truncate(uint32_t count) {
   if (count >= count_) return;
   tuples_.resize(size_t{count} * arity_);
   count_ = count;
-  if (indexed_) {
-    index_.clear();
-    indexed_ = false;
-  }
+  if (indexed_) drop_index();
 }
 
-void Relation::append(const Word* tuple) {
-  tuples_.insert(tuples_.end(), tuple, tuple + arity_);
-  ++count_;
-  if (indexed_) index_.insert(RunIndex::hash(tuple, arity_), count_ - 1, [](uint32_t) { return false; });
+void Relation::drop_index() {
+  index_.clear();
+  indexed_ = false;
+}
+
+void Relation::index_last() {
+  index_.insert(RunIndex::hash(tuple(count_ - 1), arity_), count_ - 1, [](uint32_t) { return false; });
 }
 
 bool Relation::insert(const Word* tuple) {

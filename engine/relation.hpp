@@ -55,11 +55,20 @@ inline constexpr uint32_t kIndexFrom = 16;
 class Relation {
  public:
   explicit Relation(uint32_t arity = 0) : arity_(arity) {}
-  void clear() { truncate(0); }
+  // clear() and append() run for every relation of every step: inline.
+  void clear() {
+    tuples_.clear();
+    count_ = 0;
+    if (indexed_) drop_index();
+  }
   // Drops the tuples from `count` on (the undo of a choice outcome).
   void truncate(uint32_t count);
   // Appends a tuple known not to be present (loading a normalized DB).
-  void append(const Word* tuple);
+  void append(const Word* tuple) {
+    tuples_.insert(tuples_.end(), tuple, tuple + arity_);
+    ++count_;
+    if (indexed_) index_last();
+  }
   // Adds the tuple unless present; true when it was new.
   bool insert(const Word* tuple);
   uint32_t count() const { return count_; }
@@ -67,6 +76,8 @@ class Relation {
   const Word* tuple(uint32_t t) const { return tuples_.data() + size_t{t} * arity_; }
 
  private:
+  void drop_index();
+  void index_last();
   uint32_t arity_;
   std::vector<Word> tuples_;  // arity words per tuple (none for arity 0)
   uint32_t count_ = 0;
