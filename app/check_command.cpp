@@ -11,7 +11,7 @@
 #include "app/output.hpp"
 #include "app/runtime.hpp"
 #include "engine/analysis.hpp"
-#include "engine/explore.hpp"
+#include "engine/d2c/system.hpp"
 #include "engine/workers.hpp"
 #include "model/load.hpp"
 
@@ -149,6 +149,7 @@ int run_check(const CheckOptions& opts) {
   engine::Cancellation cancel(stop_requests());
   begin_graceful_stop();
   engine::ExploreOptions eo;
+  eo.threads = pool.threads();
   eo.max_states = opts.max_states;
   eo.on_bound = opts.on_bound == "prune" ? engine::OnBound::Prune : engine::OnBound::Stop;
   eo.cancel = &cancel;

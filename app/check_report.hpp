@@ -12,7 +12,7 @@
 #include "app/commands.hpp"
 #include "engine/analysis.hpp"
 #include "engine/explore.hpp"
-#include "engine/trace.hpp"
+#include "engine/d2c/trace.hpp"
 
 namespace ddsmc::app {
 

@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "engine/compile.hpp"
-#include "engine/trace.hpp"
+#include "engine/d2c/compile.hpp"
+#include "engine/d2c/trace.hpp"
 
 namespace ddsmc::app {
 

@@ -10,7 +10,7 @@
 #include "app/output.hpp"
 #include "app/report.hpp"
 #include "app/runtime.hpp"
-#include "engine/simulate.hpp"
+#include "engine/d2c/simulate.hpp"
 #include "model/load.hpp"
 
 namespace ddsmc::app {

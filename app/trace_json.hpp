@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/replay.hpp"
+#include "engine/d2c/replay.hpp"
 
 namespace ddsmc::app {
 

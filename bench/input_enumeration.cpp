@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/compile.hpp"
-#include "engine/inputs.hpp"
+#include "engine/d2c/compile.hpp"
+#include "engine/d2c/inputs.hpp"
 #include "model/load.hpp"
 
 namespace {

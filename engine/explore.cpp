@@ -1,10 +1,19 @@
 #include "engine/explore.hpp"
 
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
 #include <algorithm>
 #include <chrono>
+#include <limits>
+#include <memory>
+#include <new>
+#include <vector>
 
-#include "engine/successors.hpp"
-#include "hashing/visited_set.hpp"
+#include "engine/level.hpp"
+#include "engine/workers.hpp"
+#include "hashing/concurrent_table.hpp"
 
 namespace ddsmc::engine {
 namespace {
@@ -13,156 +22,162 @@ using Clock = std::chrono::steady_clock;
 
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-// The visited set: fingerprint -> id, with the stored bytes compared on a
-// hit so that a fingerprint collision can never merge two states.
-class VisitedSet {
- public:
-  explicit VisitedSet(StateGraph& g) : graph_(g) {}
-  // Returns the id and whether it is new.
-  std::pair<StateId, bool> insert(const hashing::CanonicalForm& c, const hashing::GlobalState& s, StateId parent) {
-    StateId next = graph_.num_states();
-    StateId id = table_.insert(c.fingerprint, next);
-    if (id != next) {
-      if (graph_.bytes(id) != c.bytes) throw std::runtime_error("128-bit fingerprint collision");
-      return {id, false};
-    }
-    graph_.add_state(c.bytes, s, parent);
-    return {id, true};
+// What one worker (one slot of the TBB arena) owns.
+struct Worker {
+  Worker(const System& system, OnBound on_bound, const Cancellation& c) : expander(system, on_bound), cancel(c) {
+    expander.set_cancellation(&cancel);
   }
-  bool contains(const hashing::CanonicalForm& c) const { return table_.find(c.fingerprint) != table_.kNone; }
-
- private:
-  StateGraph& graph_;
-  hashing::FingerprintTable table_;
+  Expander expander;
+  Cancellation cancel;  // a copy per worker: it keeps a little state of its own
+  Level::Edges edges;
 };
 
-// Canonical bytes of a state; without fresh constants that is the encoding.
-class Canonical {
+class Bfs {
  public:
-  explicit Canonical(const CompiledModel& cm) : cm_(cm), canon_(cm.layout) {}
-  // The state about to be expanded: its successors are encoded by patching it.
-  void set_base(const hashing::GlobalState& s) {
-    if (!cm_.may_have_fresh) hashing::encode_segmented(s, cm_.layout, base_);
+  Bfs(const System& system, const ExploreOptions& opts, ExploreResult& res)
+      : system_(system), opts_(opts), res_(res), g_(res.graph),
+        threads_(opts.threads ? opts.threads : hardware_threads()), arena_(static_cast<int>(threads_)) {
+    const Cancellation& cancel = opts.cancel ? *opts.cancel : Cancellation::none();
+    for (size_t w = 0; w < threads_; ++w) workers_.push_back(std::make_unique<Worker>(system, opts.on_bound, cancel));
+    res.threads = threads_;
   }
-  // Fills form; returns the state in canonical naming. `changed` (optional)
-  // lists the parts in which s differs from the base.
-  const hashing::GlobalState& of(const hashing::GlobalState& s, hashing::CanonicalForm& form,
-                                 const std::vector<uint32_t>* changed = nullptr) {
-    if (cm_.may_have_fresh) {
-      canon_.canonicalize(s, form);
-      return form.state;
+
+  void run() {
+    start_initial();
+    StateId first = 0;
+    while (res_.complete && first < g_.num_states()) {
+      const StateId end = g_.num_states();
+      run_level(first, end);
+      first = end;
     }
-    if (changed)
-      hashing::encode_patched(base_, s, cm_.layout, changed->data(), changed->size(), form.bytes);
-    else
-      hashing::encode(s, cm_.layout, form.bytes);
-    form.fingerprint = hashing::fingerprint(form.bytes);
-    ++plain_;
-    return s;
   }
-  hashing::CanonicalStats stats() const {
-    hashing::CanonicalStats st = canon_.stats();
-    st.calls += plain_;
-    st.fast_path += plain_;
-    return st;
+
+  void finish_stats() {
+    for (const auto& w : workers_) {
+      hashing::CanonicalStats st = w->expander.stats();
+      res_.canonical.calls += st.calls;
+      res_.canonical.fast_path += st.fast_path;
+      res_.canonical.refined += st.refined;
+      res_.canonical.individualized += st.individualized;
+      res_.canonical.nauty += st.nauty;
+      res_.pruned_states += w->expander.pruned();
+    }
+    res_.table_bytes = table_.memory_bytes();
+  }
+
+  void stop(std::string reason) {
+    res_.complete = false;
+    res_.incomplete_reason = std::move(reason);
   }
 
  private:
-  const CompiledModel& cm_;
-  hashing::Canonicalizer canon_;
-  hashing::SegmentedEncoding base_;
-  uint64_t plain_ = 0;
+  void start_initial() {
+    hashing::GlobalState init = system_.initial_state();
+    const auto& form = workers_[0]->expander.canonical(init);
+    g_.add_state(form.bytes, init, kNoState, system_);
+    table_.find_or_put(form.fingerprint, [](uint32_t) { return false; }, [] { return 0u; });
+    if (auto v = system_.check_bounds(init)) {
+      res_.violation = v;
+      res_.violating_state = 0;
+      stop("bound");
+    }
+  }
+
+  // Expands the frontier [first, end) in rounds (so that the table can grow
+  // between them and progress shows), then commits it.
+  void run_level(StateId first, StateId end) {
+    Level level(system_, g_, table_, first, end);
+    for (auto& w : workers_) w->edges.edges.clear();
+    const uint64_t room = opts_.max_states ? opts_.max_states - std::min<uint64_t>(opts_.max_states, g_.num_states())
+                                           : std::numeric_limits<uint64_t>::max();
+    const bool stop_at_violation = opts_.on_bound == OnBound::Stop;
+    const StateId round = static_cast<StateId>(std::max<size_t>(1024, 4096 * threads_));
+    for (StateId lo = first; lo < end;) {
+      const StateId hi = std::min<StateId>(end, lo + round);
+      // Room for the round's successors at the branching seen so far; a
+      // round that fills the table anyway is redone after it grew.
+      table_.reserve(static_cast<size_t>((hi - lo) * std::max(1.0, branching_) + 16));
+      std::vector<size_t> sizes;
+      for (auto& w : workers_) sizes.push_back(w->edges.edges.size());
+      try {
+        arena_.execute([&] {
+          tbb::parallel_for(tbb::blocked_range<StateId>(lo, hi, 16), [&](const tbb::blocked_range<StateId>& r) {
+            const auto slot = static_cast<uint32_t>(tbb::this_task_arena::current_thread_index());
+            Worker& w = *workers_[slot];
+            for (StateId s = r.begin(); s < r.end(); ++s) {
+              w.cancel.poll();
+              level.expand(s, w.expander, w.edges, slot);
+            }
+          });
+        });
+      } catch (const hashing::ConcurrentTable::TableFull&) {
+        for (size_t i = 0; i < workers_.size(); ++i) workers_[i]->edges.edges.resize(sizes[i]);
+        table_.grow();
+        continue;
+      }
+      size_t generated = 0;
+      for (size_t i = 0; i < workers_.size(); ++i) generated += workers_[i]->edges.edges.size() - sizes[i];
+      expanded_ += hi - lo;
+      generated_ += generated;
+      branching_ = double(generated_) / double(expanded_);
+      lo = hi;
+      report_progress(level, end - lo);
+      // A cut-off falls among the states found so far: later sources only
+      // find states with larger discovery keys.
+      if (level.new_states() > room || (stop_at_violation && level.found_violation())) break;
+    }
+    std::vector<Level::Edges*> buffers;
+    for (auto& w : workers_) buffers.push_back(&w->edges);
+    Level::Outcome out = arena_.execute([&] { return level.finish(buffers, room, stop_at_violation); });
+    transitions_ += out.transitions;
+    if (out.violating) {
+      hashing::GlobalState s;
+      hashing::decode(g_.bytes(*out.violating), system_.layout(), s);
+      res_.violation = system_.check_bounds(s);
+      res_.violating_state = *out.violating;
+      stop("bound");
+    } else if (out.max_states) {
+      stop("max-states");
+    }
+  }
+
+  void report_progress(const Level& level, uint64_t queue) {
+    if (!opts_.progress || since(last_progress_) < opts_.progress_interval) return;
+    last_progress_ = Clock::now();
+    opts_.progress({g_.num_states() + level.new_states(), transitions_, queue + level.new_states(), since(start_)});
+  }
+
+  const System& system_;
+  const ExploreOptions& opts_;
+  ExploreResult& res_;
+  StateGraph& g_;
+  size_t threads_;
+  tbb::task_arena arena_;
+  std::vector<std::unique_ptr<Worker>> workers_;
+  hashing::ConcurrentTable table_;
+  uint64_t transitions_ = 0, expanded_ = 0, generated_ = 0;
+  double branching_ = 1.0;
+  Clock::time_point start_ = Clock::now(), last_progress_ = Clock::now();
 };
 
 }  // namespace
 
-ExploreResult explore(const CompiledModel& cm, const ExploreOptions& opts) {
+ExploreResult explore(const System& system, const ExploreOptions& opts) {
   auto start = Clock::now();
-  ExploreResult res(cm.layout);
-  StateGraph& g = res.graph;
-  VisitedSet visited(g);
-  Canonical canon(cm);
-  SuccessorGenerator gen(cm);
-  hashing::CanonicalForm form;
-
-  auto stop = [&](std::string reason) {
-    res.complete = false;
-    res.incomplete_reason = std::move(reason);
-  };
-
-  Cancellation& cancel = opts.cancel ? *opts.cancel : Cancellation::none();
-  gen.set_cancellation(&cancel);
+  ExploreResult res(system.layout());
+  Bfs bfs(system, opts, res);
   // A stop request or an allocation failure ends the exploration with the
-  // graph built so far: the state being expanded keeps no edges (as with
-  // max-states), the states it discovered stay. Every StateGraph update is
-  // all-or-nothing, so the graph is consistent whatever threw.
-  auto expand_all = [&] {
-    hashing::GlobalState init = initial_state(cm);
-    visited.insert(form, canon.of(init, form), kNoState);
-    if (auto v = check_bounds(init, cm)) {
-      res.violation = v;
-      res.violating_state = 0;
-      stop("bound");
-    }
-
-    hashing::GlobalState current;
-    std::vector<Edge> edges;
-    uint64_t transitions = 0;
-    auto last_progress = Clock::now();
-    for (StateId id = 0; id < g.num_states() && res.complete; ++id) {
-      cancel.poll();
-      if (!hashing::decode(g.bytes(id), cm.layout, current)) throw std::logic_error("stored state does not decode");
-      edges.clear();
-      canon.set_base(current);
-      // Thrown by the sink to stop generating successors once exploration
-      // halts (max-states, a bound): the rest of the state's steps, which
-      // may be very many, are never computed.
-      struct Halt {};
-      auto on_successor = [&](const EdgeLabel& label, const hashing::GlobalState& succ, const StepDetail& d) {
-        const auto& violation = d.violation;
-        if (violation && opts.on_bound == OnBound::Prune) {
-          ++res.pruned_states;
-          return;
-        }
-        const hashing::GlobalState& named = canon.of(succ, form, d.changed_parts);
-        if (opts.max_states && g.num_states() >= opts.max_states && !visited.contains(form)) {
-          stop("max-states");
-          throw Halt{};
-        }
-        auto [target, fresh] = visited.insert(form, named, id);
-        edges.push_back(Edge(target, label.arc, label.stable));
-        if (violation && fresh) {
-          res.violation = violation;
-          res.violating_state = target;
-          stop("bound");
-          throw Halt{};
-        }
-      };
-      try {
-        gen.successors(current, on_successor);
-      } catch (const Halt&) {
-      }
-      // Edges are distinct (source, target, arc, stable) tuples.
-      std::sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) {
-        return std::tie(a.target, a.label) < std::tie(b.target, b.label);
-      });
-      edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
-      transitions += edges.size();
-      if (res.complete) g.set_edges(id, edges);
-      if (opts.progress && since(last_progress) >= opts.progress_interval) {
-        last_progress = Clock::now();
-        opts.progress({g.num_states(), transitions, g.num_states() - id - 1, since(start)});
-      }
-    }
-  };
+  // graph committed so far: the level in progress is dropped (its frontier
+  // stays unexpanded). Every StateGraph update is all or nothing, so the
+  // graph is consistent whatever threw.
   try {
-    expand_all();
+    bfs.run();
   } catch (const Cancelled& c) {
-    if (res.complete) stop(stop_reason_name(c.reason()));
+    if (res.complete) bfs.stop(stop_reason_name(c.reason()));
   } catch (const std::bad_alloc&) {
-    if (res.complete) stop(stop_reason_name(StopReason::OutOfMemory));
+    if (res.complete) bfs.stop(stop_reason_name(StopReason::OutOfMemory));
   }
-  res.canonical = canon.stats();
+  bfs.finish_stats();
   res.seconds = since(start);
   return res;
 }

@@ -1,23 +1,25 @@
 // Breadth-first exploration of the state space up to isomorphism (SPEC
-// sections 2-3): the sequential back-end. Ids follow BFS order, so parent
-// links give shortest paths (used for the bound-violation trace).
+// sections 2-3) over the language-free System: one algorithm for every
+// thread count (docs/engine.md §9). It is level-synchronous: the workers of
+// a TBB arena expand one BFS level at a time into the shared lock-free
+// visited set, and each level is committed in the order sequential BFS
+// would have found its states. So ids, parents, edges, cut-offs and hence
+// every result are the same at every thread count, and parent links give
+// shortest paths (the bound-violation trace).
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
 
-#include "engine/bounds.hpp"
 #include "engine/cancel.hpp"
-#include "engine/compile.hpp"
+#include "engine/expander.hpp"
 #include "engine/state_graph.hpp"
+#include "engine/system.hpp"
 #include "hashing/canonical.hpp"
 
 namespace ddsmc::engine {
-
-enum class OnBound : uint8_t { Stop, Prune };
 
 struct ExploreProgress {
   uint64_t states = 0, transitions = 0, queue = 0;
@@ -25,13 +27,15 @@ struct ExploreProgress {
 };
 
 struct ExploreOptions {
+  size_t threads = 1;       // workers (0: every core the process may use)
   uint64_t max_states = 0;  // 0: no limit
   OnBound on_bound = OnBound::Stop;
-  // Polled before each state and inside each expansion: a stop request ends
-  // the exploration with reason "interrupted" or "out-of-memory". nullptr:
+  // Polled before each state and inside each expansion (each worker polls
+  // a copy): a stop request ends the exploration with reason "interrupted"
+  // or "out-of-memory", dropping the level in progress. nullptr:
   // Cancellation::none().
   Cancellation* cancel = nullptr;
-  std::function<void(const ExploreProgress&)> progress;  // called every ~2 s
+  std::function<void(const ExploreProgress&)> progress;  // called every ~2 s, from the calling thread
   double progress_interval = 2.0;
 };
 
@@ -47,8 +51,10 @@ struct ExploreResult {
   uint64_t pruned_states = 0;                // successors cut by on_bound=prune (with repeats)
   hashing::CanonicalStats canonical;
   double seconds = 0;
+  size_t threads = 1;              // workers used
+  size_t table_bytes = 0;          // the visited set at the end
 };
 
-ExploreResult explore(const CompiledModel& cm, const ExploreOptions& opts);
+ExploreResult explore(const System& system, const ExploreOptions& opts);
 
 }  // namespace ddsmc::engine

@@ -20,7 +20,7 @@ class ArcCoverage {
 
   // An edge serving `arc` (the idle step serves none). True when it covers an arc not covered before.
   bool serve(uint32_t arc) {
-    if (!left_ || arc == Edge::kIdleArcLabel || done_[arc]) return false;
+    if (!left_ || arc == kIdleArc || done_[arc]) return false;
     done_[arc] = 1;
     --left_;
     return true;

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/chunked.hpp"
+#include "engine/system.hpp"
 #include "hashing/state.hpp"
 
 namespace ddsmc::engine {
@@ -21,29 +23,52 @@ struct Edge {
   StateId target = 0;
   uint32_t label = 1;  // arc << 1 | stable; the idle self-loop stores arc 0x7fffffff
   Edge() = default;
-  Edge(StateId t, uint32_t arc, bool stable) : target(t), label((arc == kIdleArcLabel ? 0x7fffffffu : arc) << 1 | stable) {}
-  uint32_t arc() const { return (label >> 1) == 0x7fffffffu ? kIdleArcLabel : label >> 1; }
+  Edge(StateId t, uint32_t arc, bool stable) : target(t), label((arc == kIdleArc ? kPackedIdle : arc) << 1 | stable) {}
+  Edge(StateId t, const EdgeLabel& l) : Edge(t, l.arc, l.stable) {}
+  uint32_t arc() const { return (label >> 1) == kPackedIdle ? kIdleArc : label >> 1; }
   bool stable() const { return label & 1u; }
   friend bool operator==(const Edge&, const Edge&) = default;
-  static constexpr uint32_t kIdleArcLabel = 0xffffffffu;  // == engine::kIdleArc
+
+ private:
+  static constexpr uint32_t kPackedIdle = kIdleArc >> 1;
 };
 
 class StateGraph {
  public:
   explicit StateGraph(const hashing::StateLayout& layout);
 
-  // Adds a state; returns its id. `bytes` is its canonical encoding.
-  StateId add_state(std::string_view bytes, const hashing::GlobalState& s, StateId parent);
+  // Adds a state; returns its id. `bytes` is its canonical encoding; the
+  // system gives its fault labels.
+  StateId add_state(std::string_view bytes, const hashing::GlobalState& s, StateId parent, const System& system);
   // Sets the edges of the most recently expanded state; states are expanded
   // in id order, each exactly once (edges of unexpanded states are empty).
   void set_edges(StateId s, std::span<const Edge> edges);
 
-  uint32_t num_states() const { return static_cast<uint32_t>(offsets_.size()); }
+  // Bulk additions for the parallel back-ends, each all or nothing. Adds
+  // sizes.size() states whose canonical encodings have those sizes (ids
+  // num_states() onwards, returned first); then fill_state() writes each,
+  // from any thread (distinct ids).
+  StateId add_states(std::span<const uint32_t> sizes);
+  void fill_state(StateId id, std::string_view bytes, StateId parent, const uint64_t* labels);
+  // A state's labels as fill_state() takes them: label_words() words, the
+  // faulty-node bits, then the empty-channel bits.
+  uint32_t label_words() const { return fault_words_ + empty_words_; }
+  void labels_of(const hashing::GlobalState& s, const System& system, uint64_t* out) const;
+  // Gives the states first, first + 1, ... (in id order after every state
+  // with edges so far; states skipped get none) counts[i] edges each; then
+  // mutable_edges() gives each one's room to write, from any thread.
+  void add_edges(StateId first, std::span<const uint32_t> counts);
+  std::span<Edge> mutable_edges(StateId s) {
+    if (edge_count_[s] == 0) return {};
+    return {edges_.at(edge_begin_[s]), edge_count_[s]};
+  }
+
+  uint32_t num_states() const { return num_states_; }
   uint32_t num_nodes() const { return num_nodes_; }
   uint32_t num_arcs() const { return num_arcs_; }
-  uint64_t num_edges() const { return edges_.size(); }
+  uint64_t num_edges() const { return num_edges_; }
   std::span<const Edge> edges(StateId s) const;
-  bool expanded(StateId s) const { return s + 1 < edge_begin_.size(); }
+  bool expanded(StateId s) const { return s < edge_begin_.size(); }
   std::string_view bytes(StateId s) const;
   StateId parent(StateId s) const { return parent_[s]; }
   bool faulty(StateId s, uint32_t node) const { return bit(faulty_, fault_words_, s, node); }
@@ -53,17 +78,20 @@ class StateGraph {
   uint64_t memory_bytes() const;
 
  private:
-  static bool bit(const std::vector<uint64_t>& v, uint32_t words, StateId s, uint32_t i) {
+  static bool bit(const ChunkedVector<uint64_t>& v, uint32_t words, StateId s, uint32_t i) {
     return (v[size_t(s) * words + i / 64] >> (i % 64)) & 1u;
   }
-  const hashing::StateLayout* layout_;
   uint32_t num_nodes_, num_arcs_, fault_words_, empty_words_;
-  std::vector<char> arena_;
-  std::vector<uint64_t> offsets_;  // start of each state's bytes in arena_
-  std::vector<StateId> parent_;
-  std::vector<uint64_t> faulty_, empty_;
-  std::vector<uint64_t> edge_begin_{0};  // CSR over edges_
-  std::vector<Edge> edges_;
+  uint32_t num_states_ = 0;
+  ChunkedArena<char> arena_;             // canonical bytes of every state
+  ChunkedVector<uint64_t> byte_begin_;   // per state: its bytes' offset in arena_
+  ChunkedVector<uint32_t> byte_size_;    // per state: their length
+  ChunkedVector<StateId> parent_;
+  ChunkedVector<uint64_t> faulty_, empty_;  // fault_words_ / empty_words_ per state
+  ChunkedArena<Edge, 18> edges_;         // per expanded state, its edges in a row
+  ChunkedVector<uint64_t> edge_begin_;   // per state with edges set: offset in edges_
+  ChunkedVector<uint32_t> edge_count_;   // and how many
+  uint64_t num_edges_ = 0;
 };
 
 }  // namespace ddsmc::engine

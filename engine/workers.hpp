@@ -9,7 +9,7 @@ namespace ddsmc::engine {
 
 class WorkerPool {
  public:
-  explicit WorkerPool(size_t threads);  // 0: as many as the machine has
+  explicit WorkerPool(size_t threads);  // 0: hardware_threads()
   ~WorkerPool();
   WorkerPool(const WorkerPool&) = delete;
   WorkerPool& operator=(const WorkerPool&) = delete;
@@ -21,6 +21,8 @@ class WorkerPool {
   size_t threads_;
 };
 
+// The CPUs the process may use: its affinity mask, capped by its cgroup CPU
+// quota (a container or a Slurm job with --cpus-per-task).
 size_t hardware_threads();
 
 }  // namespace ddsmc::engine

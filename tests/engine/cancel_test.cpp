@@ -10,11 +10,11 @@
 
 #include "engine/analysis.hpp"
 #include "engine/cancel.hpp"
-#include "engine/explore.hpp"
-#include "engine/simulate.hpp"
-#include "engine/step.hpp"
-#include "engine/successors.hpp"
-#include "engine/trace.hpp"
+#include "engine/d2c/system.hpp"
+#include "engine/d2c/simulate.hpp"
+#include "engine/d2c/step.hpp"
+#include "engine/d2c/successors.hpp"
+#include "engine/d2c/trace.hpp"
 #include "model/load.hpp"
 #include "tests/test_support.hpp"
 

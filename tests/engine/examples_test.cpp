@@ -9,9 +9,9 @@
 #include <regex>
 
 #include "engine/analysis.hpp"
-#include "engine/explore.hpp"
-#include "engine/replay.hpp"
-#include "engine/trace.hpp"
+#include "engine/d2c/system.hpp"
+#include "engine/d2c/replay.hpp"
+#include "engine/d2c/trace.hpp"
 #include "model/load.hpp"
 #include "tests/test_support.hpp"
 

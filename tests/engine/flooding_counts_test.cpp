@@ -2,8 +2,8 @@
 // line:2, and the figures SPIN and Rumur agree on for ring:4.
 #include <gtest/gtest.h>
 
-#include "engine/compile.hpp"
-#include "engine/explore.hpp"
+#include "engine/d2c/compile.hpp"
+#include "engine/d2c/system.hpp"
 #include "model/load.hpp"
 #include "tests/test_support.hpp"
 

@@ -9,10 +9,10 @@
 #include <set>
 #include <string>
 
-#include "engine/compile.hpp"
-#include "engine/relation.hpp"
-#include "engine/step.hpp"
-#include "engine/successors.hpp"
+#include "engine/d2c/compile.hpp"
+#include "engine/d2c/relation.hpp"
+#include "engine/d2c/step.hpp"
+#include "engine/d2c/successors.hpp"
 #include "tests/engine/reference_support.hpp"
 
 using namespace ddsmc;

@@ -15,10 +15,11 @@
 #include <tuple>
 #include <vector>
 
-#include "engine/compile.hpp"
+#include "engine/d2c/compile.hpp"
 #include "engine/state_graph.hpp"
-#include "engine/step.hpp"
-#include "engine/successors.hpp"
+#include "engine/d2c/step.hpp"
+#include "engine/d2c/successors.hpp"
+#include "engine/d2c/system.hpp"
 #include "hashing/canonical.hpp"
 #include "hashing/state.hpp"
 #include "tests/engine/reference_step_impl.hpp"
@@ -335,9 +336,10 @@ inline RefGraph ref_explore(const engine::CompiledModel& cm, const std::function
 }
 
 // The reference graph as an engine::StateGraph, for engine::analyze.
-inline engine::StateGraph to_state_graph(const RefGraph& g, const StateLayout& layout) {
-  engine::StateGraph sg(layout);
-  for (uint32_t i = 0; i < g.states.size(); ++i) sg.add_state(g.bytes[i], g.states[i], g.parent[i]);
+inline engine::StateGraph to_state_graph(const RefGraph& g, const engine::CompiledModel& cm) {
+  engine::StateGraph sg(cm.layout);
+  const engine::D2cSystem system(cm);  // its fault labels: `error` in a node's DB
+  for (uint32_t i = 0; i < g.states.size(); ++i) sg.add_state(g.bytes[i], g.states[i], g.parent[i], system);
   std::vector<std::vector<engine::Edge>> out(g.states.size());
   for (const RefEdge& e : g.edges) out[e.src].push_back(engine::Edge{e.dst, e.arc, e.stable});
   for (uint32_t i = 0; i < g.states.size(); ++i) sg.set_edges(i, out[i]);

@@ -13,8 +13,8 @@
 #include <iostream>
 
 #include "engine/analysis.hpp"
-#include "engine/explore.hpp"
-#include "engine/successors.hpp"
+#include "engine/d2c/system.hpp"
+#include "engine/d2c/successors.hpp"
 #include "tests/engine/reference_explore_impl.hpp"
 #include "tests/engine/reference_support.hpp"
 #include "tests/test_support.hpp"
@@ -149,7 +149,7 @@ Comparison compare_explore(const model::Model& m, const engine::CompiledModel& c
   std::string diff = diff_graphs(m, cm.layout, eng, rm);
   EXPECT_EQ(diff, "") << what;
   if (diff.empty()) {
-    engine::StateGraph sg = to_state_graph(ref, cm.layout);
+    engine::StateGraph sg = to_state_graph(ref, cm);
     EXPECT_EQ(verdicts(res.graph), verdicts(sg)) << what;
   }
   // on-bound stop: a bound is exceeded iff the prune run cut something, and

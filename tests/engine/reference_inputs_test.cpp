@@ -12,8 +12,8 @@
 #include <iostream>
 #include <numeric>
 
-#include "engine/inputs.hpp"
-#include "engine/successors.hpp"
+#include "engine/d2c/inputs.hpp"
+#include "engine/d2c/successors.hpp"
 #include "tests/engine/reference_explore_impl.hpp"
 #include "tests/engine/reference_support.hpp"
 #include "tests/test_support.hpp"

@@ -10,8 +10,8 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "engine/compile.hpp"
-#include "engine/step.hpp"
+#include "engine/d2c/compile.hpp"
+#include "engine/d2c/step.hpp"
 #include "tests/engine/reference_step_impl.hpp"
 #include "tests/engine/reference_support.hpp"
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/compile.hpp"
-#include "engine/step.hpp"
+#include "engine/d2c/compile.hpp"
+#include "engine/d2c/step.hpp"
 #include "model/load.hpp"
 #include "tests/engine/reference_step_impl.hpp"
 

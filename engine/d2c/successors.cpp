@@ -1,4 +1,4 @@
-#include "engine/successors.hpp"
+#include "engine/d2c/successors.hpp"
 
 #include <algorithm>
 
@@ -128,7 +128,11 @@ void SuccessorGenerator::expand(const hashing::GlobalState& s, uint32_t a, const
     // channels sent on; restore them after the sink has seen it.
     succ_.dbs[arc.dst] = r.db;
     channel_remove(succ_.channels[a], payload, layout);
-    StepDetail detail{a, payload, &input, &r, std::nullopt};
+    StepDetail detail;
+    detail.arc = a;
+    detail.payload = payload;
+    detail.input = &input;
+    detail.result = &r;
     detail.violation = check_db_bound(r.db, arc.dst, cm_, scratch_);
     send_messages(succ_, arc.dst, r.sent, cm_, touched_);
     touched_.insert(std::lower_bound(touched_.begin(), touched_.end(), a), a);

@@ -10,7 +10,7 @@
 
 #include "engine/cancel.hpp"
 #include "engine/function_ref.hpp"
-#include "engine/trace.hpp"
+#include "engine/d2c/trace.hpp"
 
 namespace ddsmc::engine {
 

@@ -1,42 +1,30 @@
-// The one successor function every exploration back-end uses (SPEC section
-// 2): all steps of a global state, with their edge labels. Pure and
-// re-entrant: one SuccessorGenerator per worker, no shared mutable state.
+// The steps of a global state (SPEC section 2), with their edge labels and
+// what happened in each (for traces). Pure and re-entrant: one
+// SuccessorGenerator per worker, no shared mutable state. The back-ends see
+// it through D2cSystem's Generator (engine/system.hpp).
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
-#include "engine/bounds.hpp"
-#include "engine/compile.hpp"
-#include "engine/inputs.hpp"
-#include "engine/state_graph.hpp"
-#include "engine/step.hpp"
+#include "engine/d2c/bounds.hpp"
+#include "engine/d2c/compile.hpp"
+#include "engine/d2c/inputs.hpp"
+#include "engine/d2c/step.hpp"
+#include "engine/system.hpp"
 #include "hashing/state.hpp"
 
 namespace ddsmc::engine {
 
-// The arc label of the idle self-loop of a state whose channels are all empty.
-inline constexpr uint32_t kIdleArc = 0xffffffffu;
-static_assert(kIdleArc == Edge::kIdleArcLabel);
-
-struct EdgeLabel {
-  uint32_t arc = kIdleArc;
-  bool stable = true;  // the processing node's DB did not change
-  friend bool operator==(const EdgeLabel&, const EdgeLabel&) = default;
-};
-
 // What happened in one step, for traces; valid during the sink call only.
-struct StepDetail {
+// The StepInfo part (bound violation, changed parts) is what back-ends read:
+// only the parts the step changed can exceed a bound, the source state
+// being within bounds.
+struct StepDetail : StepInfo {
   uint32_t arc = kIdleArc;
   const Word* payload = nullptr;              // [pred, args...]
   const std::vector<Word>* input = nullptr;   // input facts
   const StepResult* result = nullptr;         // new DB, messages sent and dropped
-  // The first bound the successor exceeds (only the parts the step changed
-  // can exceed one, given that the source state is within bounds).
-  std::optional<BoundViolation> violation;
-  // The parts of the state the step changed, ascending (see
-  // hashing::SegmentedEncoding): the node's DB and the channels touched.
-  const std::vector<uint32_t>* changed_parts = nullptr;
 };
 
 class SuccessorGenerator {

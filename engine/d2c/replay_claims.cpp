@@ -1,4 +1,4 @@
-#include "engine/replay_claims.hpp"
+#include "engine/d2c/replay_claims.hpp"
 
 #include <fmt/format.h>
 

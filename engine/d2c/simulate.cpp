@@ -1,4 +1,4 @@
-#include "engine/simulate.hpp"
+#include "engine/d2c/simulate.hpp"
 
 #include <new>
 #include <random>

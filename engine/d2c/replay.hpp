@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "engine/analysis.hpp"
-#include "engine/bounds.hpp"
-#include "engine/compile.hpp"
-#include "engine/trace.hpp"
+#include "engine/d2c/bounds.hpp"
+#include "engine/d2c/compile.hpp"
+#include "engine/d2c/trace.hpp"
 
 namespace ddsmc::engine {
 

@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "engine/cancel.hpp"
-#include "engine/compile.hpp"
+#include "engine/d2c/compile.hpp"
 #include "engine/function_ref.hpp"
-#include "engine/relation.hpp"
+#include "engine/d2c/relation.hpp"
 
 namespace ddsmc::engine {
 

@@ -1,4 +1,4 @@
-#include "engine/trace.hpp"
+#include "engine/d2c/trace.hpp"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "engine/inputs.hpp"
+#include "engine/d2c/inputs.hpp"
 
 #include <algorithm>
 #include <compare>

@@ -1,4 +1,4 @@
-#include "engine/step.hpp"
+#include "engine/d2c/step.hpp"
 
 #include <algorithm>
 #include <numeric>

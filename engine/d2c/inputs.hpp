@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "engine/cancel.hpp"
-#include "engine/compile.hpp"
+#include "engine/d2c/compile.hpp"
 #include "engine/function_ref.hpp"
 
 namespace ddsmc::engine {

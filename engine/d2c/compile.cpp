@@ -1,4 +1,4 @@
-#include "engine/compile.hpp"
+#include "engine/d2c/compile.hpp"
 
 #include <algorithm>
 #include <set>

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "engine/cancel.hpp"
-#include "engine/compile.hpp"
+#include "engine/d2c/compile.hpp"
 #include "engine/state_graph.hpp"
-#include "engine/successors.hpp"
+#include "engine/d2c/successors.hpp"
 
 namespace ddsmc::engine {
 

@@ -1,4 +1,4 @@
-#include "engine/bounds.hpp"
+#include "engine/d2c/bounds.hpp"
 
 #include <algorithm>
 

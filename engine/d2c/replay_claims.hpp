@@ -1,4 +1,4 @@
-// Checking the claim of a replayed trace (engine/replay.hpp): a bound trace
+// Checking the claim of a replayed trace (engine/d2c/replay.hpp): a bound trace
 // ends at the first state over a bound; a witness or counterexample is a
 // lasso whose labels meet the property's conditions (semantics.md §9.1).
 // The labels are computed by the checker's own code: StateGraph::add_state
@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/replay.hpp"
+#include "engine/d2c/replay.hpp"
 #include "engine/state_graph.hpp"
 
 namespace ddsmc::engine {

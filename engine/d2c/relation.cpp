@@ -1,4 +1,4 @@
-#include "engine/relation.hpp"
+#include "engine/d2c/relation.hpp"
 
 #include <algorithm>
 

@@ -4,16 +4,10 @@
 #include <cstdint>
 #include <optional>
 
-#include "engine/compile.hpp"
+#include "engine/d2c/compile.hpp"
+#include "engine/system.hpp"
 
 namespace ddsmc::engine {
-
-struct BoundViolation {
-  enum class Kind : uint8_t { State, Channel } kind = Kind::State;
-  uint32_t where = 0;  // node (state bound) or arc (channel bound)
-  uint32_t value = 0;  // distinct constants or payloads found
-  uint32_t bound = 0;
-};
 
 // The first bound the state exceeds, if any: nodes in order, then arcs.
 std::optional<BoundViolation> check_bounds(const hashing::GlobalState& s, const CompiledModel& cm);

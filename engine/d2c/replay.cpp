@@ -1,10 +1,11 @@
-#include "engine/replay.hpp"
+#include "engine/d2c/replay.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 
-#include "engine/replay_claims.hpp"
+#include "engine/d2c/replay_claims.hpp"
+#include "engine/d2c/system.hpp"
 #include "hashing/canonical.hpp"
 
 namespace ddsmc::engine {
@@ -137,9 +138,11 @@ ReplayResult replay(const CompiledModel& cm, const std::vector<ReplayStep>& step
   // The run's states as the claim check reads them; only the loop's first
   // state and the current one are kept whole.
   ReplayedRun run{steps, loop_start, StateGraph(layout), std::nullopt, initial_state(cm)};
+  const D2cSystem system(cm);
   hashing::GlobalState loop_state;
   auto record = [&](const hashing::GlobalState& s) {
-    StateId id = run.states.add_state({}, s, run.states.num_states() ? run.states.num_states() - 1 : kNoState);
+    StateId id =
+        run.states.add_state({}, s, run.states.num_states() ? run.states.num_states() - 1 : kNoState, system);
     if (claim.kind == TraceClaim::Kind::Bound && !run.first_over_bound)
       if (auto v = check_bounds(s, cm)) run.first_over_bound.emplace(id, *v);
     if (loop_start && *loop_start == id) loop_state = s;

@@ -1,0 +1,32 @@
+// The D2C semantics behind the language-free System interface
+// (engine/system.hpp): what every exploration back-end and the analysis
+// see of a compiled model.
+#pragma once
+
+#include <memory>
+
+#include "engine/d2c/compile.hpp"
+#include "engine/explore.hpp"
+#include "engine/system.hpp"
+
+namespace ddsmc::engine {
+
+class D2cSystem final : public System {
+ public:
+  explicit D2cSystem(const CompiledModel& cm) : cm_(cm) {}
+  const hashing::StateLayout& layout() const override { return cm_.layout; }
+  hashing::GlobalState initial_state() const override;
+  std::optional<BoundViolation> check_bounds(const hashing::GlobalState& s) const override;
+  bool faulty(const hashing::GlobalState& s, uint32_t node) const override;
+  bool may_have_fresh() const override { return cm_.may_have_fresh; }
+  std::unique_ptr<Generator> generator() const override;
+  const CompiledModel& compiled() const { return cm_; }
+
+ private:
+  const CompiledModel& cm_;
+};
+
+// Explores a compiled model: explore() over its D2cSystem.
+ExploreResult explore(const CompiledModel& cm, const ExploreOptions& opts);
+
+}  // namespace ddsmc::engine

@@ -1,0 +1,118 @@
+#include "engine/level.hpp"
+
+#include <tbb/parallel_for.h>
+#include <tbb/parallel_sort.h>
+
+#include <algorithm>
+#include <numeric>
+#include <stdexcept>
+#include <tuple>
+
+namespace ddsmc::engine {
+
+bool Level::same(uint32_t ref, const hashing::CanonicalForm& form) const {
+  if (ref & kProvisional) return new_[ref & ~kProvisional].bytes == form.bytes;
+  return graph_.bytes(ref) == form.bytes;
+}
+
+void Level::expand(StateId source, Expander& expander, Edges& out, uint32_t worker) {
+  Span& span = spans_[source - first_];
+  span.worker = worker;
+  span.begin = out.edges.size();
+  uint32_t ordinal = 0;
+  expander.expand(graph_.bytes(source), [&](const Candidate& c) {
+    const uint64_t key = uint64_t{source} << 32 | ordinal++;
+    auto made = [&]() -> uint32_t {
+      NewState n{c.form->bytes, std::vector<uint64_t>(graph_.label_words()), c.form->fingerprint, key, c.violating};
+      graph_.labels_of(*c.state, system_, n.labels.data());
+      auto it = new_.push_back(std::move(n));
+      const auto index = static_cast<uint64_t>(it - new_.begin());
+      if (index >= kProvisional) throw std::length_error("more than 2^31 new states in one BFS level");
+      if (c.violating) violation_.store(true, std::memory_order_relaxed);
+      return kProvisional | static_cast<uint32_t>(index);
+    };
+    auto r = table_.find_or_put(
+        c.form->fingerprint, [&](uint32_t ref) { return same(ref, *c.form); }, made);
+    if (!r.inserted && (r.ref & kProvisional)) {
+      // Keep the least key of every step that reaches the state.
+      std::atomic_ref<uint64_t> least(new_[r.ref & ~kProvisional].key);
+      uint64_t seen = least.load(std::memory_order_relaxed);
+      while (key < seen && !least.compare_exchange_weak(seen, key, std::memory_order_relaxed)) {
+      }
+    }
+    out.edges.emplace_back(r.ref, c.label);
+  });
+  span.end = out.edges.size();
+  span.expanded = true;
+}
+
+Level::Outcome Level::finish(std::vector<Edges*>& workers, uint64_t room, bool stop_at_violation) {
+  Outcome outcome;
+  // The new states in sequential BFS order, and where a cut-off falls.
+  std::vector<uint32_t> order(new_.size());
+  std::iota(order.begin(), order.end(), 0u);
+  tbb::parallel_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return new_[a].key < new_[b].key; });
+  size_t keep = order.size();
+  std::optional<StateId> halted;
+  if (keep > room) {  // the first new state past the limit halts, and is not added
+    keep = static_cast<size_t>(room);
+    outcome.max_states = true;
+    halted = static_cast<StateId>(new_[order[keep]].key >> 32);
+  }
+  if (stop_at_violation && violation_.load()) {  // the first state over a bound halts, and is added
+    for (size_t i = 0; i < keep; ++i) {
+      if (!new_[order[i]].violating) continue;
+      keep = i + 1;
+      outcome.max_states = false;
+      halted = static_cast<StateId>(new_[order[i]].key >> 32);
+      outcome.violating = graph_.num_states() + static_cast<StateId>(i);
+      break;
+    }
+  }
+
+  // Commit the states kept, in that order, and renumber them in the table.
+  std::vector<uint32_t> sizes(keep);
+  for (size_t i = 0; i < keep; ++i) sizes[i] = static_cast<uint32_t>(new_[order[i]].bytes.size());
+  const StateId base = graph_.add_states(sizes);
+  std::vector<StateId> final_id(new_.size(), kNoState);
+  for (size_t i = 0; i < keep; ++i) final_id[order[i]] = base + static_cast<StateId>(i);
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, keep, 256), [&](const tbb::blocked_range<size_t>& r) {
+    for (size_t i = r.begin(); i < r.end(); ++i) {
+      const NewState& n = new_[order[i]];
+      graph_.fill_state(base + static_cast<StateId>(i), n.bytes, static_cast<StateId>(n.key >> 32), n.labels.data());
+      table_.rebind(n.fingerprint, kProvisional | order[i], base + static_cast<StateId>(i));
+    }
+  });
+
+  // The edges of the frontier up to the state a cut-off interrupts (that
+  // one keeps none: it was not fully expanded, as in sequential BFS):
+  // targets renumbered, sorted and deduplicated in place, then copied.
+  const StateId last = halted ? *halted : end();
+  std::vector<uint32_t> counts(last - first_);
+  tbb::parallel_for(tbb::blocked_range<StateId>(first_, last, 64), [&](const tbb::blocked_range<StateId>& r) {
+    for (StateId s = r.begin(); s < r.end(); ++s) {
+      const Span& span = spans_[s - first_];
+      if (!span.expanded) throw std::logic_error("level finished with an unexpanded state");
+      auto& buf = workers[span.worker]->edges;
+      auto b = buf.begin() + static_cast<std::ptrdiff_t>(span.begin);
+      auto e = buf.begin() + static_cast<std::ptrdiff_t>(span.end);
+      for (auto it = b; it != e; ++it)
+        if (it->target & kProvisional) it->target = final_id[it->target & ~kProvisional];
+      std::sort(b, e, [](const Edge& x, const Edge& y) { return std::tie(x.target, x.label) < std::tie(y.target, y.label); });
+      counts[s - first_] = static_cast<uint32_t>(std::unique(b, e) - b);
+    }
+  });
+  if (last > first_) graph_.add_edges(first_, counts);
+  tbb::parallel_for(tbb::blocked_range<StateId>(first_, last, 64), [&](const tbb::blocked_range<StateId>& r) {
+    for (StateId s = r.begin(); s < r.end(); ++s) {
+      const Span& span = spans_[s - first_];
+      const auto& buf = workers[span.worker]->edges;
+      auto b = buf.begin() + static_cast<std::ptrdiff_t>(span.begin);
+      std::copy(b, b + counts[s - first_], graph_.mutable_edges(s).begin());
+    }
+  });
+  for (uint32_t c : counts) outcome.transitions += c;
+  return outcome;
+}
+
+}  // namespace ddsmc::engine

@@ -1,0 +1,94 @@
+// One level of the level-synchronous breadth-first exploration (docs/engine.md
+// §9): its frontier is expanded by any number of workers at once, and its
+// outcome is exactly the sequential BFS's.
+//
+// While the level runs, a state first found in it is *provisional*: the
+// visited set maps it to a provisional reference (kProvisional | index), and
+// it records the least discovery key (parent id << 32 | ordinal of the step
+// in the parent's generation) of the steps that reach it. Sequential BFS
+// numbers new states in exactly that order (parents in id order, steps in
+// generation order), so finish() sorts them by key and gives them the ids
+// the sequential BFS would have given: ids, parents, edges, the states found
+// before a max-states or bound cut-off, and so every count, verdict and
+// trace, are the same at every thread count.
+#pragma once
+
+#include <tbb/concurrent_vector.h>
+
+#include <atomic>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/expander.hpp"
+#include "engine/state_graph.hpp"
+#include "hashing/concurrent_table.hpp"
+
+namespace ddsmc::engine {
+
+inline constexpr uint32_t kProvisional = 0x80000000u;  // ids of committed states stay below it
+
+class Level {
+ public:
+  // The frontier is [first, end) of g; the table maps every state of g.
+  Level(const System& system, StateGraph& g, hashing::ConcurrentTable& table, StateId first, StateId end)
+      : system_(system), graph_(g), table_(table), first_(first), spans_(end - first) {}
+
+  StateId first() const { return first_; }
+  StateId end() const { return first_ + static_cast<StateId>(spans_.size()); }
+
+  // The edges of one worker, contiguous per source.
+  struct Edges {
+    std::vector<Edge> edges;  // target: a committed id, or kProvisional | index
+  };
+  // Expands `source` with `expander`, inserting its successors and
+  // appending its edges to `out`. Safe from several workers at once
+  // (distinct sources). Throws ConcurrentTable::TableFull: the round is then
+  // redone after the table grew (see Round).
+  void expand(StateId source, Expander& expander, Edges& out, uint32_t worker);
+  // New states so far, and whether one of them is over a bound.
+  size_t new_states() const { return new_.size(); }
+  bool found_violation() const { return violation_.load(std::memory_order_relaxed); }
+
+  struct Cut {
+    std::optional<StateId> halted;  // the state whose expansion the cut-off interrupts
+    bool max_states = false;        // else: a bound
+  };
+  struct Outcome {
+    uint64_t transitions = 0;  // edges recorded
+    std::optional<StateId> violating;
+    bool max_states = false;
+    bool halted() const { return violating || max_states; }
+  };
+  // Commits the level to the graph and the table: new states in sequential
+  // BFS order (at most `room` of them, the max-states cut-off) and the edges
+  // of the frontier (none from the state a cut-off interrupts, nor after
+  // it). `workers` are the per-worker edge buffers.
+  Outcome finish(std::vector<Edges*>& workers, uint64_t room, bool stop_at_violation);
+
+ private:
+  struct NewState {
+    std::string bytes;
+    std::vector<uint64_t> labels;  // StateGraph::labels_of
+    hashing::Fingerprint fingerprint;
+    uint64_t key = 0;  // least discovery key; raised to a min with atomic_ref
+    bool violating = false;
+  };
+  struct Span {  // the edges of one source in one worker's buffer
+    uint32_t worker = 0;
+    size_t begin = 0, end = 0;
+    bool expanded = false;
+  };
+  bool same(uint32_t ref, const hashing::CanonicalForm& form) const;
+
+  const System& system_;
+  StateGraph& graph_;
+  hashing::ConcurrentTable& table_;
+  StateId first_;
+  std::vector<Span> spans_;  // per source of the frontier
+  tbb::concurrent_vector<NewState> new_;
+  std::atomic<bool> violation_{false};
+};
+
+}  // namespace ddsmc::engine

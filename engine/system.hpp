@@ -1,0 +1,79 @@
+// The whole contract between a modelling language and the exploration
+// back-ends, as LTSmin's PINS is for its pins2lts-seq/mc/dist: the layout of
+// a state, the initial state, every step of a state with its label, and the
+// labels of a state the analysis reads. A back-end (sequential, threaded,
+// MPI) and the analysis see only this header, GlobalState bytes and
+// hashing/; the D2C implementation lives in engine/d2c/ (D2cSystem), and the
+// engine library does not link model/.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "engine/cancel.hpp"
+#include "engine/function_ref.hpp"
+#include "hashing/state.hpp"
+
+namespace ddsmc::engine {
+
+// The arc label of the idle self-loop of a state whose channels are all
+// empty: the one step that serves no arc.
+inline constexpr uint32_t kIdleArc = 0xffffffffu;
+
+// The label of a step, and of an edge of the state graph.
+struct EdgeLabel {
+  uint32_t arc = kIdleArc;
+  bool stable = true;  // the processing node's DB did not change
+  friend bool operator==(const EdgeLabel&, const EdgeLabel&) = default;
+};
+
+// A state over a declared bound (SPEC section 2, "Bounds").
+struct BoundViolation {
+  enum class Kind : uint8_t { State, Channel } kind = Kind::State;
+  uint32_t where = 0;  // node (state bound) or arc (channel bound)
+  uint32_t value = 0;  // distinct constants or payloads found
+  uint32_t bound = 0;
+};
+
+// What a back-end learns of one step besides its label and successor.
+struct StepInfo {
+  // The first bound the successor exceeds (the source is within bounds).
+  std::optional<BoundViolation> violation;
+  // The parts of the state the step changed, ascending (node n is part n,
+  // arc a is part num_nodes + a; see hashing::SegmentedEncoding); null for
+  // "unknown".
+  const std::vector<uint32_t>* changed_parts = nullptr;
+};
+
+// Generates the steps of states. Pure and re-entrant: one per worker, all
+// scratch inside, nothing shared and mutable.
+class Generator {
+ public:
+  using Sink = FunctionRef<void(const EdgeLabel&, const hashing::GlobalState&, const StepInfo&)>;
+  virtual ~Generator() = default;
+  // Calls sink once per step of s; the references are valid during the call
+  // only. A state with no other step has the idle step (the system is
+  // serial). Throws Cancelled when the token set below says so.
+  virtual void successors(const hashing::GlobalState& s, Sink sink) = 0;
+  // Never null; the default never stops.
+  virtual void set_cancellation(Cancellation* c) = 0;
+};
+
+class System {
+ public:
+  virtual ~System() = default;
+  virtual const hashing::StateLayout& layout() const = 0;
+  virtual hashing::GlobalState initial_state() const = 0;
+  // The first bound the state exceeds (nodes first, then arcs), if any.
+  virtual std::optional<BoundViolation> check_bounds(const hashing::GlobalState& s) const = 0;
+  // Whether `node` is faulty in s (SPEC section 4: `error` in its DB).
+  virtual bool faulty(const hashing::GlobalState& s, uint32_t node) const = 0;
+  // False when no reachable state can hold a fresh constant: the canonical
+  // form is then the plain encoding.
+  virtual bool may_have_fresh() const = 0;
+  virtual std::unique_ptr<Generator> generator() const = 0;
+};
+
+}  // namespace ddsmc::engine
