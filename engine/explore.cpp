@@ -36,7 +36,8 @@ class Bfs {
  public:
   Bfs(const System& system, const ExploreOptions& opts, ExploreResult& res)
       : system_(system), opts_(opts), res_(res), g_(res.graph),
-        threads_(opts.threads ? opts.threads : hardware_threads()), arena_(static_cast<int>(threads_)) {
+        threads_(opts.threads ? opts.threads : hardware_threads()), pool_(threads_), arena_(static_cast<int>(threads_)),
+        table_(opts.initial_table) {
     const Cancellation& cancel = opts.cancel ? *opts.cancel : Cancellation::none();
     for (size_t w = 0; w < threads_; ++w) workers_.push_back(std::make_unique<Worker>(system, opts.on_bound, cancel));
     res.threads = threads_;
@@ -60,7 +61,6 @@ class Bfs {
       res_.canonical.refined += st.refined;
       res_.canonical.individualized += st.individualized;
       res_.canonical.nauty += st.nauty;
-      res_.pruned_states += w->expander.pruned();
     }
     res_.table_bytes = table_.memory_bytes();
   }
@@ -93,10 +93,22 @@ class Bfs {
     const bool stop_at_violation = opts_.on_bound == OnBound::Stop;
     const StateId round = static_cast<StateId>(std::max<size_t>(1024, 4096 * threads_));
     for (StateId lo = first; lo < end;) {
-      const StateId hi = std::min<StateId>(end, lo + round);
-      // Room for the round's successors at the branching seen so far; a
-      // round that fills the table anyway is redone after it grew.
-      table_.reserve(static_cast<size_t>((hi - lo) * std::max(1.0, branching_) + 16));
+      // Near a --max-states cut-off, rounds shrink to the sources expected to
+      // reach it, so that a cut-off after a few states of a wide level does
+      // not wait for a whole round of them.
+      StateId n = round;
+      if (opts_.max_states) {
+        const uint64_t left = room - std::min<uint64_t>(room, level.new_states());
+        const double sources = double(left) / std::max(new_rate_, 1e-3) + double(threads_);
+        n = static_cast<StateId>(std::min<double>(n, sources));
+      }
+      const StateId hi = std::min<StateId>(end, lo + n);
+      // Room for the round's new states at the rate seen so far (at most
+      // one doubling ahead, and no more than --max-states leaves room for);
+      // a round that fills the table anyway is redone after it grew.
+      const double expected = double(hi - lo) * new_rate_ + 16;
+      table_.reserve(static_cast<size_t>(std::min({expected, double(table_.size()) + 16, double(room) + 16})));
+      const uint64_t new_before = level.new_states();
       std::vector<size_t> sizes;
       for (auto& w : workers_) sizes.push_back(w->edges.edges.size());
       try {
@@ -115,11 +127,9 @@ class Bfs {
         table_.grow();
         continue;
       }
-      size_t generated = 0;
-      for (size_t i = 0; i < workers_.size(); ++i) generated += workers_[i]->edges.edges.size() - sizes[i];
       expanded_ += hi - lo;
-      generated_ += generated;
-      branching_ = double(generated_) / double(expanded_);
+      found_ += level.new_states() - new_before;
+      new_rate_ = double(found_) / double(expanded_);
       lo = hi;
       report_progress(level, end - lo);
       // A cut-off falls among the states found so far: later sources only
@@ -130,6 +140,7 @@ class Bfs {
     for (auto& w : workers_) buffers.push_back(&w->edges);
     Level::Outcome out = arena_.execute([&] { return level.finish(buffers, room, stop_at_violation); });
     transitions_ += out.transitions;
+    res_.pruned_states += out.pruned;
     if (out.violating) {
       hashing::GlobalState s;
       hashing::decode(g_.bytes(*out.violating), system_.layout(), s);
@@ -152,11 +163,12 @@ class Bfs {
   ExploreResult& res_;
   StateGraph& g_;
   size_t threads_;
+  WorkerPool pool_;  // lets TBB run threads_ workers, even more than the cores
   tbb::task_arena arena_;
-  std::vector<std::unique_ptr<Worker>> workers_;
   hashing::ConcurrentTable table_;
-  uint64_t transitions_ = 0, expanded_ = 0, generated_ = 0;
-  double branching_ = 1.0;
+  std::vector<std::unique_ptr<Worker>> workers_;
+  uint64_t transitions_ = 0, expanded_ = 0, found_ = 0;
+  double new_rate_ = 1.0;  // new states per expanded state so far
   Clock::time_point start_ = Clock::now(), last_progress_ = Clock::now();
 };
 

@@ -29,6 +29,7 @@ struct ExploreProgress {
 struct ExploreOptions {
   size_t threads = 1;       // workers (0: every core the process may use)
   uint64_t max_states = 0;  // 0: no limit
+  size_t initial_table = size_t{1} << 16;  // visited-set slots to start with (it grows)
   OnBound on_bound = OnBound::Stop;
   // Polled before each state and inside each expansion (each worker polls
   // a copy): a stop request ends the exploration with reason "interrupted"
@@ -48,7 +49,7 @@ struct ExploreResult {
   std::string incomplete_reason;
   std::optional<BoundViolation> violation;   // with on_bound=stop
   StateId violating_state = kNoState;        // in the graph, with its parent chain
-  uint64_t pruned_states = 0;                // successors cut by on_bound=prune (with repeats)
+  uint64_t pruned_states = 0;                // successors cut by on_bound=prune (with repeats) from the expanded states
   hashing::CanonicalStats canonical;
   double seconds = 0;
   size_t threads = 1;              // workers used

@@ -19,6 +19,7 @@ void Level::expand(StateId source, Expander& expander, Edges& out, uint32_t work
   Span& span = spans_[source - first_];
   span.worker = worker;
   span.begin = out.edges.size();
+  const uint64_t pruned_before = expander.pruned();
   uint32_t ordinal = 0;
   expander.expand(graph_.bytes(source), [&](const Candidate& c) {
     const uint64_t key = uint64_t{source} << 32 | ordinal++;
@@ -43,6 +44,7 @@ void Level::expand(StateId source, Expander& expander, Edges& out, uint32_t work
     out.edges.emplace_back(r.ref, c.label);
   });
   span.end = out.edges.size();
+  span.pruned = expander.pruned() - pruned_before;
   span.expanded = true;
 }
 
@@ -112,6 +114,7 @@ Level::Outcome Level::finish(std::vector<Edges*>& workers, uint64_t room, bool s
     }
   });
   for (uint32_t c : counts) outcome.transitions += c;
+  for (StateId s = first_; s < last; ++s) outcome.pruned += spans_[s - first_].pruned;
   return outcome;
 }
 

@@ -57,6 +57,7 @@ class Level {
   };
   struct Outcome {
     uint64_t transitions = 0;  // edges recorded
+    uint64_t pruned = 0;       // successors pruned (on_bound=prune) by the sources whose edges are recorded
     std::optional<StateId> violating;
     bool max_states = false;
     bool halted() const { return violating || max_states; }
@@ -78,6 +79,7 @@ class Level {
   struct Span {  // the edges of one source in one worker's buffer
     uint32_t worker = 0;
     size_t begin = 0, end = 0;
+    uint64_t pruned = 0;  // successors the expander pruned
     bool expanded = false;
   };
   bool same(uint32_t ref, const hashing::CanonicalForm& form) const;

@@ -13,6 +13,7 @@
 #include "engine/d2c/replay.hpp"
 #include "engine/d2c/trace.hpp"
 #include "model/load.hpp"
+#include "tests/engine/graph_compare.hpp"
 #include "tests/test_support.hpp"
 
 using namespace ddsmc;
@@ -145,6 +146,30 @@ TEST_P(Example, HandCounts) {
     ++checked;
   }
   RecordProperty("hand_counts", static_cast<int>(checked));
+}
+
+// Threads vs one thread: on its own network and on each hand-counted one,
+// every example gives the very same graph (ids, bytes, parents, labels,
+// edges) at 2 and 4 threads as at 1, hence the same counts and verdicts.
+TEST_P(Example, SameGraphAtEveryThreadCount) {
+  const std::string path = GetParam();
+  std::vector<std::optional<std::string>> networks{std::nullopt};
+  for (const auto& c : read_expectations(path).counts) networks.push_back(c.network);
+  for (const auto& net : networks) {
+    SCOPED_TRACE(path + " on " + net.value_or("its own network"));
+    auto m = load(path, net);
+    ASSERT_TRUE(m);
+    engine::CompiledModel cm = engine::compile(*m);
+    engine::ExploreOptions one;
+    engine::ExploreResult base = engine::explore(cm, one);
+    for (size_t threads : {2, 4}) {
+      engine::ExploreOptions opts;
+      opts.threads = threads;
+      engine::ExploreResult res = engine::explore(cm, opts);
+      EXPECT_EQ(res.threads, threads);
+      EXPECT_EQ(test::result_difference(base, res), "") << threads << " threads";
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, Example, ::testing::ValuesIn(example_files()),

@@ -15,6 +15,7 @@
 #include "engine/analysis.hpp"
 #include "engine/d2c/system.hpp"
 #include "engine/d2c/successors.hpp"
+#include "tests/engine/graph_compare.hpp"
 #include "tests/engine/reference_explore_impl.hpp"
 #include "tests/engine/reference_support.hpp"
 #include "tests/test_support.hpp"
@@ -130,7 +131,13 @@ Comparison compare_explore(const model::Model& m, const engine::CompiledModel& c
   engine::ExploreOptions opts;
   opts.on_bound = engine::OnBound::Prune;
   opts.max_states = max_states;
+  opts.threads = 1;
   engine::ExploreResult res = engine::explore(cm, opts);
+  // Threads vs one thread: the very same result, complete or not (three
+  // threads on prune, two on stop: more threads than cores, and as many).
+  engine::ExploreOptions more = opts;
+  more.threads = 3;
+  EXPECT_EQ(test::result_difference(res, engine::explore(cm, more)), "") << "3 threads, " << what;
   if (!res.complete) {
     c.outcome = Outcome::EngineIncomplete;
     return c;
@@ -156,7 +163,10 @@ Comparison compare_explore(const model::Model& m, const engine::CompiledModel& c
   // the violating state found is a shallowest one (BFS: shortest trace).
   engine::ExploreOptions stop_opts;
   stop_opts.max_states = max_states;
+  stop_opts.threads = 1;
   engine::ExploreResult st = engine::explore(cm, stop_opts);
+  stop_opts.threads = 2;
+  EXPECT_EQ(test::result_difference(st, engine::explore(cm, stop_opts)), "") << "2 threads, on-bound stop, " << what;
   c.bound_hit = !ref.cut_from.empty();
   if (ref.cut_from.empty()) {
     EXPECT_TRUE(st.complete) << st.incomplete_reason << "\n" << what;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -47,8 +48,12 @@ std::string with_line_ends(const std::string& lf_text, const std::string& eol) {
   return out;
 }
 
-// The lines of `check` output that carry the verdicts (the first line names the file).
-std::string verdicts(const std::string& out) { return out.substr(std::min(out.size(), out.find('\n'))); }
+// The lines of `check` output that carry the counts and verdicts: the first line (it names
+// the file) is dropped, and so is the run time, which differs from run to run.
+std::string verdicts(const std::string& out) {
+  const std::string rest = out.substr(std::min(out.size(), out.find('\n')));
+  return std::regex_replace(rest, std::regex(", [0-9.]+ s\n"), "\n");
+}
 
 // A flooding program; the network comes from --network.
 const char* const kFlooding =

@@ -1,0 +1,46 @@
+// Exact comparison of two explored graphs, for the threads-vs-one-thread
+// differential tests: the parallel engine must produce the very graph the
+// one-thread run produces (same ids, bytes, parents, labels and edges).
+#pragma once
+
+#include <string>
+
+#include "engine/explore.hpp"
+
+namespace ddsmc::test {
+
+// "" when identical, else the first difference in words.
+inline std::string graph_difference(const engine::StateGraph& a, const engine::StateGraph& b) {
+  if (a.num_states() != b.num_states())
+    return "states " + std::to_string(a.num_states()) + " vs " + std::to_string(b.num_states());
+  if (a.num_edges() != b.num_edges())
+    return "transitions " + std::to_string(a.num_edges()) + " vs " + std::to_string(b.num_edges());
+  for (engine::StateId s = 0; s < a.num_states(); ++s) {
+    const std::string at = "state " + std::to_string(s) + ": ";
+    if (a.bytes(s) != b.bytes(s)) return at + "different bytes";
+    if (a.parent(s) != b.parent(s)) return at + "different parent";
+    if (a.expanded(s) != b.expanded(s)) return at + "expanded in one graph only";
+    auto ea = a.edges(s), eb = b.edges(s);
+    if (!std::equal(ea.begin(), ea.end(), eb.begin(), eb.end())) return at + "different edges";
+    for (uint32_t n = 0; n < a.num_nodes(); ++n)
+      if (a.faulty(s, n) != b.faulty(s, n)) return at + "different fault label";
+    for (uint32_t c = 0; c < a.num_arcs(); ++c)
+      if (a.channel_empty(s, c) != b.channel_empty(s, c)) return at + "different channel label";
+  }
+  return "";
+}
+
+// The same for whole results: completeness, reason, violation.
+inline std::string result_difference(const engine::ExploreResult& a, const engine::ExploreResult& b) {
+  if (a.complete != b.complete || a.incomplete_reason != b.incomplete_reason)
+    return "outcome '" + a.incomplete_reason + "' vs '" + b.incomplete_reason + "'";
+  if (a.violating_state != b.violating_state) return "different violating state";
+  if (a.violation.has_value() != b.violation.has_value() ||
+      (a.violation && (a.violation->kind != b.violation->kind || a.violation->where != b.violation->where ||
+                       a.violation->value != b.violation->value)))
+    return "different violation";
+  if (a.pruned_states != b.pruned_states) return "different pruned count";
+  return graph_difference(a.graph, b.graph);
+}
+
+}  // namespace ddsmc::test

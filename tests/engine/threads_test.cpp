@@ -1,0 +1,113 @@
+// The parallel exploration is the sequential one: cut-offs (--max-states, a
+// bound exceeded) fall where one thread puts them, whatever the number of
+// threads, and a visited set that fills up in the middle of a level grows
+// and gives the same result. (Every example and every random program of the
+// reference tests is also compared at several thread counts.)
+#include <gtest/gtest.h>
+
+#include "engine/d2c/compile.hpp"
+#include "engine/d2c/system.hpp"
+#include "tests/engine/graph_compare.hpp"
+#include "tests/engine/reference_support.hpp"
+#include "tests/test_support.hpp"
+
+using namespace ddsmc;
+
+namespace {
+
+engine::CompiledModel compiled(const std::optional<model::Model>& m) { return engine::compile(*m); }
+
+std::optional<model::Model> example(const std::string& name, const std::string& network) {
+  model::Diagnostics diag;
+  model::Overrides ov;
+  ov.network_spec = network;
+  return model::load_model(test::source_path("examples/" + name + ".d2c"), ov, diag);
+}
+
+TEST(Threads, MaxStatesCutsWhereOneThreadDoes) {
+  auto m = example("flooding", "ring:4");  // 784 states
+  ASSERT_TRUE(m);
+  engine::CompiledModel cm = compiled(m);
+  for (uint64_t max : {1, 2, 3, 5, 37, 100, 401, 783, 784, 785}) {
+    engine::ExploreOptions opts;
+    opts.threads = 1;
+    opts.max_states = max;
+    engine::ExploreResult one = engine::explore(cm, opts);
+    if (max < 784) {
+      EXPECT_FALSE(one.complete);
+      EXPECT_EQ(one.incomplete_reason, "max-states");
+      EXPECT_EQ(one.graph.num_states(), max);
+    } else {
+      EXPECT_TRUE(one.complete) << max;
+    }
+    for (size_t threads : {2, 3, 4}) {
+      opts.threads = threads;
+      EXPECT_EQ(test::result_difference(one, engine::explore(cm, opts)), "") << "max " << max << ", " << threads;
+    }
+  }
+}
+
+TEST(Threads, BoundViolationIsTheOneThreadOne) {
+  // relay on star:3 exceeds its channel bound; the run to it is a shortest one.
+  for (const char* net : {"star:3", "star:4", "ring:4"}) {
+    auto m = example("relay", net);
+    ASSERT_TRUE(m);
+    engine::CompiledModel cm = compiled(m);
+    engine::ExploreOptions single;
+    single.threads = 1;
+    engine::ExploreResult one = engine::explore(cm, single);
+    ASSERT_EQ(one.incomplete_reason, "bound") << net;
+    for (size_t threads : {2, 4}) {
+      engine::ExploreOptions opts;
+      opts.threads = threads;
+      EXPECT_EQ(test::result_difference(one, engine::explore(cm, opts)), "") << net << ", " << threads << " threads";
+    }
+  }
+}
+
+// With a 64-slot visited set the first rounds overflow it again and again;
+// each is redone after the table grew, with the same result.
+TEST(Threads, VisitedSetGrowsInTheMiddleOfALevel) {
+  auto m = example("leader_election", "ring:3");
+  ASSERT_TRUE(m);
+  engine::CompiledModel cm = compiled(m);
+  engine::ExploreOptions opts;
+  opts.threads = 1;
+  engine::ExploreResult one = engine::explore(cm, opts);
+  ASSERT_TRUE(one.complete);
+  ASSERT_GT(one.graph.num_states(), 1000u);
+  for (size_t threads : {1, 2, 4}) {
+    engine::ExploreOptions small = opts;
+    small.threads = threads;
+    small.initial_table = 64;
+    EXPECT_EQ(test::result_difference(one, engine::explore(cm, small)), "") << threads << " threads";
+  }
+}
+
+// The initial state has 20,005 input DB classes, all found by one source:
+// the table overflows within one expansion, and --max-states cuts among them.
+TEST(Threads, VisitedSetGrowsInsideOneWideExpansion) {
+  const std::string text =
+      "input in/3.\nstate s/3.\ntransport go/0.\ns(X, Y, Z) if in(X, Y, Z).\n"
+      "go@M if start@_, my_name(M).\ngo@M if go@_, my_name(M).\n";
+  model::Overrides ov;
+  ov.network_spec = "line:1";
+  ov.input_bound = 3;
+  auto m = reftest::load_text(text, ov);
+  ASSERT_TRUE(m);
+  engine::CompiledModel cm = compiled(m);
+  engine::ExploreOptions opts;
+  opts.threads = 1;
+  opts.max_states = 15000;
+  engine::ExploreResult one = engine::explore(cm, opts);
+  EXPECT_EQ(one.graph.num_states(), 15000u);
+  EXPECT_EQ(one.incomplete_reason, "max-states");
+  for (size_t threads : {1, 2, 4}) {
+    engine::ExploreOptions small = opts;
+    small.threads = threads;
+    small.initial_table = 64;
+    EXPECT_EQ(test::result_difference(one, engine::explore(cm, small)), "") << threads << " threads";
+  }
+}
+
+}  // namespace
