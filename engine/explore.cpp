@@ -1,7 +1,5 @@
 #include "engine/explore.hpp"
 
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
 #include <algorithm>
@@ -12,6 +10,7 @@
 #include <vector>
 
 #include "engine/level.hpp"
+#include "engine/parallel.hpp"
 #include "engine/workers.hpp"
 #include "hashing/concurrent_table.hpp"
 
@@ -113,8 +112,8 @@ class Bfs {
       for (auto& w : workers_) sizes.push_back(w->edges.edges.size());
       try {
         arena_.execute([&] {
-          tbb::parallel_for(tbb::blocked_range<StateId>(lo, hi, 16), [&](const tbb::blocked_range<StateId>& r) {
-            const auto slot = static_cast<uint32_t>(tbb::this_task_arena::current_thread_index());
+          parallel_for(lo, hi, 16, [&](const tbb::blocked_range<StateId>& r) {
+            const uint32_t slot = worker_slot();
             Worker& w = *workers_[slot];
             for (StateId s = r.begin(); s < r.end(); ++s) {
               w.cancel.poll();

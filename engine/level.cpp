@@ -1,10 +1,9 @@
 #include "engine/level.hpp"
 
-#include <tbb/parallel_for.h>
-#include <tbb/parallel_sort.h>
+#include "engine/parallel.hpp"
+
 
 #include <algorithm>
-#include <numeric>
 #include <stdexcept>
 #include <tuple>
 
@@ -48,12 +47,27 @@ void Level::expand(StateId source, Expander& expander, Edges& out, uint32_t work
   span.expanded = true;
 }
 
+std::vector<uint32_t> Level::bfs_order() const {
+  // Bucketed by parent (a counting sort over the frontier), then each
+  // parent's few children by ordinal.
+  const size_t n = new_.size();
+  std::vector<uint32_t> start(spans_.size() + 1, 0);
+  for (size_t i = 0; i < n; ++i) ++start[(new_[i].key >> 32) - first_ + 1];
+  for (size_t p = 1; p < start.size(); ++p) start[p] += start[p - 1];
+  std::vector<uint32_t> order(n), next(start.begin(), start.end() - 1);
+  for (size_t i = 0; i < n; ++i) order[next[(new_[i].key >> 32) - first_]++] = static_cast<uint32_t>(i);
+  parallel_for(size_t{0}, spans_.size(), 1024, [&](const tbb::blocked_range<size_t>& r) {
+    for (size_t p = r.begin(); p < r.end(); ++p)
+      std::sort(order.begin() + start[p], order.begin() + start[p + 1],
+                [&](uint32_t a, uint32_t b) { return new_[a].key < new_[b].key; });
+  });
+  return order;
+}
+
 Level::Outcome Level::finish(std::vector<Edges*>& workers, uint64_t room, bool stop_at_violation) {
   Outcome outcome;
   // The new states in sequential BFS order, and where a cut-off falls.
-  std::vector<uint32_t> order(new_.size());
-  std::iota(order.begin(), order.end(), 0u);
-  tbb::parallel_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return new_[a].key < new_[b].key; });
+  std::vector<uint32_t> order = bfs_order();
   size_t keep = order.size();
   std::optional<StateId> halted;
   if (keep > room) {  // the first new state past the limit halts, and is not added
@@ -78,7 +92,7 @@ Level::Outcome Level::finish(std::vector<Edges*>& workers, uint64_t room, bool s
   const StateId base = graph_.add_states(sizes);
   std::vector<StateId> final_id(new_.size(), kNoState);
   for (size_t i = 0; i < keep; ++i) final_id[order[i]] = base + static_cast<StateId>(i);
-  tbb::parallel_for(tbb::blocked_range<size_t>(0, keep, 256), [&](const tbb::blocked_range<size_t>& r) {
+  parallel_for(size_t{0}, keep, 256, [&](const tbb::blocked_range<size_t>& r) {
     for (size_t i = r.begin(); i < r.end(); ++i) {
       const NewState& n = new_[order[i]];
       graph_.fill_state(base + static_cast<StateId>(i), n.bytes, static_cast<StateId>(n.key >> 32), n.labels.data());
@@ -91,7 +105,7 @@ Level::Outcome Level::finish(std::vector<Edges*>& workers, uint64_t room, bool s
   // targets renumbered, sorted and deduplicated in place, then copied.
   const StateId last = halted ? *halted : end();
   std::vector<uint32_t> counts(last - first_);
-  tbb::parallel_for(tbb::blocked_range<StateId>(first_, last, 64), [&](const tbb::blocked_range<StateId>& r) {
+  parallel_for(first_, last, 64, [&](const tbb::blocked_range<StateId>& r) {
     for (StateId s = r.begin(); s < r.end(); ++s) {
       const Span& span = spans_[s - first_];
       if (!span.expanded) throw std::logic_error("level finished with an unexpanded state");
@@ -105,7 +119,7 @@ Level::Outcome Level::finish(std::vector<Edges*>& workers, uint64_t room, bool s
     }
   });
   if (last > first_) graph_.add_edges(first_, counts);
-  tbb::parallel_for(tbb::blocked_range<StateId>(first_, last, 64), [&](const tbb::blocked_range<StateId>& r) {
+  parallel_for(first_, last, 64, [&](const tbb::blocked_range<StateId>& r) {
     for (StateId s = r.begin(); s < r.end(); ++s) {
       const Span& span = spans_[s - first_];
       const auto& buf = workers[span.worker]->edges;

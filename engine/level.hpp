@@ -83,6 +83,8 @@ class Level {
     bool expanded = false;
   };
   bool same(uint32_t ref, const hashing::CanonicalForm& form) const;
+  // The indices of new_ in sequential BFS order (by least discovery key).
+  std::vector<uint32_t> bfs_order() const;
 
   const System& system_;
   StateGraph& graph_;

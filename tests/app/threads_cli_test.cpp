@@ -1,0 +1,71 @@
+// `check --threads N` gives the report of `--threads 1`, byte for byte
+// except the run's statistics: counts, verdicts, traces, a bound violation
+// and a --max-states cut-off. The traces of the threaded run replay.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/app/cli_support.hpp"
+
+using namespace ddsmc::test;
+
+namespace {
+
+struct Checked {
+  CliResult cli;
+  json report;
+};
+
+Checked check(std::vector<std::string> args, const std::string& threads) {
+  const std::string path = scratch();
+  args.insert(args.begin(), "check");
+  for (const char* a : {"--threads", threads.c_str(), "--json", path.c_str()}) args.push_back(a);
+  Checked r{cli(args), json()};
+  r.report = load_json(path);
+  return r;
+}
+
+void expect_same_at_every_thread_count(const std::vector<std::string>& args, int exit_code) {
+  Checked one = check(args, "1");
+  ASSERT_EQ(one.cli.exit_code, exit_code) << describe(one.cli);
+  ASSERT_TRUE(one.report.is_object()) << describe(one.cli);
+  EXPECT_EQ(one.report["stats"]["threads"], 1);
+  one.report.erase("stats");
+  for (const char* threads : {"2", "3"}) {
+    SCOPED_TRACE(std::string("--threads ") + threads);
+    Checked more = check(args, threads);
+    EXPECT_EQ(more.cli.exit_code, exit_code) << describe(more.cli);
+    ASSERT_TRUE(more.report.is_object()) << describe(more.cli);
+    EXPECT_EQ(more.report["stats"]["threads"], std::stoi(threads));
+    more.report.erase("stats");
+    EXPECT_EQ(more.report, one.report);
+  }
+}
+
+TEST(ThreadsCli, VerdictsAndTracesAreTheOneThreadOnes) {
+  expect_same_at_every_thread_count({example("leader_election"), "--network", "ring:3"}, 0);
+  expect_same_at_every_thread_count({example("retry_ack")}, 0);
+  expect_same_at_every_thread_count({example("gossip"), "--fairness", "none"}, 1);
+}
+
+TEST(ThreadsCli, BoundViolationAndMaxStatesAreTheOneThreadOnes) {
+  expect_same_at_every_thread_count({example("relay"), "--network", "star:3"}, 3);
+  expect_same_at_every_thread_count({example("flooding"), "--network", "ring:6", "--max-states", "1000"}, 3);
+}
+
+TEST(ThreadsCli, ThreadedTracesReplay) {
+  const std::string trace = scratch();
+  const std::string model = example("leader_election");
+  CliResult r = cli({"check", model, "--network", "ring:3", "--threads", "2", "--trace", trace});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  expect_all_replay(cli({"replay", model, trace}), 2);
+}
+
+TEST(ThreadsCli, ZeroThreadsMeansEveryCoreAndIsReported) {
+  Checked r = check({example("flooding"), "--network", "ring:4"}, "0");
+  ASSERT_TRUE(r.report.is_object()) << describe(r.cli);
+  EXPECT_GE(r.report["stats"]["threads"].get<int>(), 1);
+}
+
+}  // namespace
