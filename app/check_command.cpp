@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "app/check_report.hpp"
+#include "app/memory_limit.hpp"
 #include "app/commands.hpp"
 #include "app/output.hpp"
 #include "app/runtime.hpp"
@@ -32,10 +33,11 @@ std::vector<engine::Property> selected_properties(const std::string& p) {
 }
 
 void print_progress(const engine::ExploreProgress& p) {
-  std::fprintf(stderr, "[%7.1fs] states %llu  transitions %llu  queue %llu  %.0f states/s  rss %.1f MiB\n",
+  const double rss = static_cast<double>(current_rss_bytes());
+  std::fprintf(stderr, "[%7.1fs] states %llu  transitions %llu  queue %llu  %.0f states/s  rss %.1f MiB  %.0f B/state\n",
                p.seconds, static_cast<unsigned long long>(p.states), static_cast<unsigned long long>(p.transitions),
-               static_cast<unsigned long long>(p.queue), p.seconds > 0 ? p.states / p.seconds : 0.0,
-               current_rss_bytes() / 1048576.0);
+               static_cast<unsigned long long>(p.queue), p.seconds > 0 ? p.states / p.seconds : 0.0, rss / 1048576.0,
+               p.states ? rss / static_cast<double>(p.states) : 0.0);
 }
 
 // Runs `f`; a stop request or an allocation failure gives its reason.
@@ -148,8 +150,12 @@ int run_check(const CheckOptions& opts) {
   engine::CompiledModel cm = engine::compile(*m);
   engine::Cancellation cancel(stop_requests());
   begin_graceful_stop();
+  const uint64_t memory_limit = opts.memory ? *parse_memory_size(*opts.memory) : default_memory_limit();
+  MemoryWatch watch(memory_limit);
   engine::ExploreOptions eo;
   eo.threads = pool.threads();
+  eo.memory_limit = memory_limit;
+  eo.memory_in_use = current_rss_bytes;
   eo.max_states = opts.max_states;
   eo.on_bound = opts.on_bound == "prune" ? engine::OnBound::Prune : engine::OnBound::Stop;
   eo.cancel = &cancel;
@@ -160,10 +166,16 @@ int run_check(const CheckOptions& opts) {
   if (res.incomplete_reason == engine::stop_reason_name(StopReason::OutOfMemory)) refill_memory_reserve();
   cancel.set_grace(kGrace);
 
-  CheckOutcome o{opts, *m, cm, res, {}, {}, {}, {}};
+  CheckOutcome o{opts, *m, cm, res, {}, {}, {}, {}, memory_limit};
   HumanText human(json_out == &Output::standard() ? Output::standard_error() : Output::standard(), o);
   human.print([&] { return header_text(o); });
   decide(o, properties, fairness, cancel, human);
+  if (watch.fired() || res.incomplete_reason == engine::stop_reason_name(StopReason::MemoryLimit))
+    std::fprintf(stderr,
+                 "ddsmc: stopped at the memory limit of %s (--memory) with %llu states; raise --memory to go "
+                 "further (this machine has %s)\n",
+                 format_bytes(memory_limit).c_str(), static_cast<unsigned long long>(res.graph.num_states()),
+                 format_bytes(available_memory()).c_str());
 
   bool full = true;
   char minimal[1024];

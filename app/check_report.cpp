@@ -120,6 +120,7 @@ json report_json(const CheckOutcome& o) {
                      {"peak_rss_bytes", peak_rss_bytes()},
                      {"ranks", 1},
                      {"threads", res.threads},
+                     {"memory_limit_bytes", o.memory_limit},
                      {"bytes_per_state", g.num_states() ? double(g.memory_bytes() + res.table_bytes) / g.num_states() : 0.0},
                      {"canonical",
                       {{"calls", res.canonical.calls},

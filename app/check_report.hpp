@@ -34,6 +34,7 @@ struct CheckOutcome {
   std::vector<PropertyOutcome> properties;  // none analysed after a bound violation
   // The first reason any analysis, lifting or report building was cut short.
   engine::StopReason analysis_stopped = engine::StopReason::None;
+  uint64_t memory_limit = 0;  // --memory in bytes (0: none)
   bool pruned() const { return opts.on_bound == "prune"; }
   void note_stop(engine::StopReason r) {
     if (analysis_stopped == engine::StopReason::None) analysis_stopped = r;

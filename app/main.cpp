@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "app/commands.hpp"
+#include "app/memory_limit.hpp"
 #include "app/output.hpp"
 #include "app/runtime.hpp"
 
@@ -59,6 +60,14 @@ int run(int argc, char** argv) {
   check->add_option("--on-bound", check_opts.on_bound, "stop at a state beyond the bounds, or prune such states")
       ->check(CLI::IsMember({"stop", "prune"}));
   check->add_option("--threads", check_opts.threads, "worker threads (0: all cores)")->check(kNotNegative);
+  check->add_option("--memory", check_opts.memory,
+                    "stop (exit 3) before the process uses more than LIMIT bytes: 16G, 512M, ... "
+                    "(default: 85% of physical memory or of the cgroup limit)")
+      ->check(CLI::Validator(
+          [](std::string& s) {
+            return ddsmc::app::parse_memory_size(s) ? std::string() : "not a memory size (16G, 512M, 1.5G, ...): " + s;
+          },
+          "SIZE"));
   check->add_option("--max-states", check_opts.max_states, "stop after this many states (0: no limit)")->check(kNotNegative);
   check->add_option("--json", check_opts.json_path, "write the report as JSON to FILE (- for stdout)");
   check->add_option("--trace", check_opts.trace_path, "write every trace, in full, as JSON to FILE");

@@ -84,6 +84,8 @@ void install_process_guards(size_t reserve_bytes) {
 
 void begin_graceful_stop() { g_graceful.store(true); }
 
+void request_stop(unsigned bits) { g_requests.fetch_or(bits); }
+
 bool memory_low() { return (g_requests.load() & Cancellation::kMemoryLow) != 0; }
 
 bool refill_memory_reserve() {

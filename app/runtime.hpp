@@ -32,6 +32,8 @@ void install_process_guards(size_t reserve_bytes);
 // From now on a first SIGINT/SIGTERM asks the engine to stop.
 void begin_graceful_stop();
 
+// Sets request bits (engine::Cancellation::k...) from any thread.
+void request_stop(unsigned bits);
 // True while the reserve is spent (kMemoryLow set).
 bool memory_low();
 // Tries to set the reserve aside again (after the engine stopped for memory

@@ -9,12 +9,17 @@ const char* stop_reason_name(StopReason r) {
     case StopReason::None: return "";
     case StopReason::Interrupted: return "interrupted";
     case StopReason::OutOfMemory: return "out-of-memory";
+    case StopReason::MemoryLimit: return "memory-limit";
   }
   return "";
 }
 
 const char* Cancelled::what() const noexcept {
-  return reason_ == StopReason::OutOfMemory ? "stopped: out of memory" : "stopped: interrupted";
+  switch (reason_) {
+    case StopReason::OutOfMemory: return "stopped: out of memory";
+    case StopReason::MemoryLimit: return "stopped: memory limit reached";
+    default: return "stopped: interrupted";
+  }
 }
 
 Cancellation& Cancellation::none() {
@@ -27,6 +32,7 @@ Cancellation& Cancellation::none() {
 void Cancellation::slow_poll() {
   unsigned r = requests_->load(std::memory_order_relaxed);
   if (r & kMemoryLow) throw Cancelled(StopReason::OutOfMemory);
+  if (r & kMemoryLimit) throw Cancelled(StopReason::MemoryLimit);
   if (!(r & kInterrupt)) return;
   if (!seen_) {
     seen_ = true;

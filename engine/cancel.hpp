@@ -20,9 +20,10 @@
 
 namespace ddsmc::engine {
 
-enum class StopReason : uint8_t { None, Interrupted, OutOfMemory };
+enum class StopReason : uint8_t { None, Interrupted, OutOfMemory, MemoryLimit };
 
-// "interrupted", "out-of-memory" (the JSON incomplete_reason values); "" for None.
+// "interrupted", "out-of-memory", "memory-limit" (the JSON incomplete_reason
+// values); "" for None.
 const char* stop_reason_name(StopReason r);
 
 class Cancelled : public std::exception {
@@ -41,6 +42,7 @@ class Cancellation {
   // Bits of the request word.
   static constexpr unsigned kInterrupt = 1;  // SIGINT/SIGTERM: stop, keep what was found
   static constexpr unsigned kMemoryLow = 2;  // the emergency memory reserve was spent
+  static constexpr unsigned kMemoryLimit = 4;  // the process reached --memory
 
   // Never stops.
   Cancellation() = default;
@@ -51,8 +53,8 @@ class Cancellation {
   static Cancellation& none();
 
   // From now on an interrupt stops the work only `grace` after a poll first
-  // saw it (the default, zero, stops at once). A memory stop is never
-  // delayed. Used for the analysis and the traces after an interrupted
+  // saw it (the default, zero, stops at once). A memory stop (low or at
+  // the limit) is never delayed. Used for the analysis and the traces after an interrupted
   // exploration: they get a short time to finish what they can.
   void set_grace(Clock::duration grace) { grace_ = grace; }
 

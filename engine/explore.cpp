@@ -106,7 +106,9 @@ class Bfs {
       // one doubling ahead, and no more than --max-states leaves room for);
       // a round that fills the table anyway is redone after it grew.
       const double expected = double(hi - lo) * new_rate_ + 16;
-      table_.reserve(static_cast<size_t>(std::min({expected, double(table_.size()) + 16, double(room) + 16})));
+      const auto more = static_cast<size_t>(std::min({expected, double(table_.size()) + 16, double(room) + 16}));
+      check_memory_for(table_.capacity_for(more));
+      table_.reserve(more);
       const uint64_t new_before = level.new_states();
       std::vector<size_t> sizes;
       for (auto& w : workers_) sizes.push_back(w->edges.edges.size());
@@ -123,6 +125,7 @@ class Bfs {
         });
       } catch (const hashing::ConcurrentTable::TableFull&) {
         for (size_t i = 0; i < workers_.size(); ++i) workers_[i]->edges.edges.resize(sizes[i]);
+        check_memory_for(table_.capacity() * 2);
         table_.grow();
         continue;
       }
@@ -149,6 +152,15 @@ class Bfs {
     } else if (out.max_states) {
       stop("max-states");
     }
+  }
+
+  // Stops with "memory-limit" (dropping the level in progress) when growing
+  // the visited set to `capacity` slots would pass --memory.
+  void check_memory_for(size_t capacity) {
+    if (!opts_.memory_limit || !opts_.memory_in_use || capacity <= table_.capacity()) return;
+    // The new array is allocated while the old one still exists.
+    const uint64_t more = uint64_t{capacity} * (table_.memory_bytes() / table_.capacity());
+    if (opts_.memory_in_use() + more > opts_.memory_limit) throw Cancelled(StopReason::MemoryLimit);
   }
 
   void report_progress(const Level& level, uint64_t queue) {

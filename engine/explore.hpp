@@ -36,6 +36,11 @@ struct ExploreOptions {
   // or "out-of-memory", dropping the level in progress. nullptr:
   // Cancellation::none().
   Cancellation* cancel = nullptr;
+  // --memory: with a limit (bytes) and a way to read the process's memory
+  // in use, the exploration stops with reason "memory-limit" (dropping the
+  // level in progress) before growing the visited set past the limit.
+  uint64_t memory_limit = 0;
+  std::function<uint64_t()> memory_in_use;
   std::function<void(const ExploreProgress&)> progress;  // called every ~2 s, from the calling thread
   double progress_interval = 2.0;
 };
@@ -44,8 +49,9 @@ struct ExploreResult {
   explicit ExploreResult(const hashing::StateLayout& layout) : graph(layout) {}
   StateGraph graph;
   bool complete = true;
-  // "bound", "max-states", "interrupted", "out-of-memory" (a Cancelled
-  // stop, or std::bad_alloc during the exploration; the graph stays valid)
+  // "bound", "max-states", "interrupted", "out-of-memory", "memory-limit"
+  // (a Cancelled stop, or std::bad_alloc during the exploration; the graph
+  // stays valid)
   std::string incomplete_reason;
   std::optional<BoundViolation> violation;   // with on_bound=stop
   StateId violating_state = kNoState;        // in the graph, with its parent chain

@@ -49,6 +49,12 @@ void ConcurrentTable::rebind(const Fingerprint& f, uint32_t from, uint32_t to) {
   }
 }
 
+size_t ConcurrentTable::capacity_for(size_t more) const {
+  size_t capacity = mask_ + 1;
+  while (size() + more > static_cast<size_t>(static_cast<double>(capacity) * kMaxLoad)) capacity *= 2;
+  return capacity;
+}
+
 void ConcurrentTable::reserve(size_t more) {
   while (size() + more > limit_) grow();
 }

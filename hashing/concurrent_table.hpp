@@ -54,6 +54,8 @@ class ConcurrentTable {
   void grow();
   // Makes room for `more` entries at most kMaxLoad (no worker inside).
   void reserve(size_t more);
+  // The capacity reserve(more) would leave (the current one if no growth).
+  size_t capacity_for(size_t more) const;
   size_t size() const { return size_.load(std::memory_order_relaxed); }
   size_t capacity() const { return mask_ + 1; }
   size_t memory_bytes() const { return capacity() * sizeof(Slot); }
