@@ -235,21 +235,6 @@ void expect_text_matches_json(const std::string& text, const json& j) {
   }
 }
 
-// `ddsmc check ARGS --json J`: the result and the parsed report.
-struct Checked {
-  CliResult run;
-  json report;
-};
-
-Checked check_json(std::vector<std::string> args) {
-  std::string path = scratch();
-  args.insert(args.begin(), "check");
-  args.push_back("--json");
-  args.push_back(path);
-  Checked c{cli(args), json()};
-  c.report = load_json(path);
-  return c;
-}
 
 // The `% expect fairness=F: sometimes-total=B ...` line of an example file.
 std::map<std::string, bool> expected_verdicts(const std::string& file, const std::string& fairness) {

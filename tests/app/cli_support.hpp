@@ -41,6 +41,22 @@ inline void save_json(const std::string& path, const json& j) { std::ofstream(pa
 
 inline std::string scratch(const std::string& suffix = ".json") { return temp_file("", suffix); }
 
+// `ddsmc check ARGS --json J`: the result and the parsed report.
+struct Checked {
+  CliResult run;
+  json report;
+};
+
+inline Checked check_json(std::vector<std::string> args) {
+  const std::string path = scratch();
+  args.insert(args.begin(), "check");
+  args.push_back("--json");
+  args.push_back(path);
+  Checked c{cli(args), json()};
+  c.report = load_json(path);
+  return c;
+}
+
 inline std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> out;
   std::istringstream in(text);

@@ -12,28 +12,13 @@ using namespace ddsmc::test;
 
 namespace {
 
-struct Checked {
-  CliResult cli;
-  json report;
-};
-
-Checked check(std::vector<std::string> args) {
-  const std::string path = scratch();
-  args.insert(args.begin(), "check");
-  args.push_back("--json");
-  args.push_back(path);
-  Checked c{cli(args), json()};
-  c.report = load_json(path);
-  return c;
-}
-
 TEST(MemoryLimit, ALowLimitStopsWithExitThreeAndTheFiguresSoFar) {
   // flooding on ring:9 has 1,745,408 states: far more than 48 MiB holds.
   for (const char* threads : {"1", "2"}) {
     SCOPED_TRACE(threads);
-    Checked c = check({example("flooding"), "--network", "ring:9", "--memory", "48M", "--threads", threads});
-    EXPECT_EQ(c.cli.exit_code, 3) << describe(c.cli);
-    ASSERT_TRUE(c.report.is_object()) << describe(c.cli);
+    Checked c = check_json({example("flooding"), "--network", "ring:9", "--memory", "48M", "--threads", threads});
+    EXPECT_EQ(c.run.exit_code, 3) << describe(c.run);
+    ASSERT_TRUE(c.report.is_object()) << describe(c.run);
     EXPECT_EQ(c.report["complete"], false);
     EXPECT_EQ(c.report["incomplete_reason"], "memory-limit");
     EXPECT_GT(c.report["states"].get<uint64_t>(), 0u);
@@ -43,17 +28,17 @@ TEST(MemoryLimit, ALowLimitStopsWithExitThreeAndTheFiguresSoFar) {
       // Nothing can fail in flooding, so no verdict is reached on a partial graph.
       EXPECT_TRUE(p["holds"].is_null()) << key;
     }
-    EXPECT_TRUE(contains(c.cli.err, "stopped at the memory limit of 48.0 MiB (--memory)")) << describe(c.cli);
-    EXPECT_TRUE(contains(c.cli.err, "raise --memory")) << describe(c.cli);
-    EXPECT_TRUE(contains(c.cli.out, "INCOMPLETE (memory-limit)")) << describe(c.cli);
+    EXPECT_TRUE(contains(c.run.err, "stopped at the memory limit of 48.0 MiB (--memory)")) << describe(c.run);
+    EXPECT_TRUE(contains(c.run.err, "raise --memory")) << describe(c.run);
+    EXPECT_TRUE(contains(c.run.out, "INCOMPLETE (memory-limit)")) << describe(c.run);
   }
 }
 
 TEST(MemoryLimit, AHighEnoughLimitChangesNothing) {
-  Checked low = check({example("leader_election"), "--network", "ring:3", "--memory", "2G"});
-  Checked none = check({example("leader_election"), "--network", "ring:3"});
+  Checked low = check_json({example("leader_election"), "--network", "ring:3", "--memory", "2G"});
+  Checked none = check_json({example("leader_election"), "--network", "ring:3"});
   ASSERT_TRUE(low.report.is_object() && none.report.is_object());
-  EXPECT_EQ(low.cli.exit_code, none.cli.exit_code);
+  EXPECT_EQ(low.run.exit_code, none.run.exit_code);
   EXPECT_EQ(low.report["stats"]["memory_limit_bytes"], uint64_t{2} << 30);
   EXPECT_GT(none.report["stats"]["memory_limit_bytes"].get<uint64_t>(), 0u);  // the default
   low.report.erase("stats");
@@ -67,8 +52,8 @@ TEST(MemoryLimit, SizesInEveryUnit) {
       {"512M", uint64_t{512} << 20}, {"512MiB", uint64_t{512} << 20}, {"1T", uint64_t{1} << 40},
       {"4096k", uint64_t{4} << 20}, {"100MB", uint64_t{100} << 20}};
   for (const auto& [text, bytes] : sizes) {
-    Checked c = check({example("ping_pong"), "--memory", text});
-    ASSERT_TRUE(c.report.is_object()) << text << "\n" << describe(c.cli);
+    Checked c = check_json({example("ping_pong"), "--memory", text});
+    ASSERT_TRUE(c.report.is_object()) << text << "\n" << describe(c.run);
     EXPECT_EQ(c.report["stats"]["memory_limit_bytes"], bytes) << text;
   }
 }

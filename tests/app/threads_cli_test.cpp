@@ -12,31 +12,23 @@ using namespace ddsmc::test;
 
 namespace {
 
-struct Checked {
-  CliResult cli;
-  json report;
-};
-
 Checked check(std::vector<std::string> args, const std::string& threads) {
-  const std::string path = scratch();
-  args.insert(args.begin(), "check");
-  for (const char* a : {"--threads", threads.c_str(), "--json", path.c_str()}) args.push_back(a);
-  Checked r{cli(args), json()};
-  r.report = load_json(path);
-  return r;
+  args.push_back("--threads");
+  args.push_back(threads);
+  return check_json(args);
 }
 
 void expect_same_at_every_thread_count(const std::vector<std::string>& args, int exit_code) {
   Checked one = check(args, "1");
-  ASSERT_EQ(one.cli.exit_code, exit_code) << describe(one.cli);
-  ASSERT_TRUE(one.report.is_object()) << describe(one.cli);
+  ASSERT_EQ(one.run.exit_code, exit_code) << describe(one.run);
+  ASSERT_TRUE(one.report.is_object()) << describe(one.run);
   EXPECT_EQ(one.report["stats"]["threads"], 1);
   one.report.erase("stats");
   for (const char* threads : {"2", "3"}) {
     SCOPED_TRACE(std::string("--threads ") + threads);
     Checked more = check(args, threads);
-    EXPECT_EQ(more.cli.exit_code, exit_code) << describe(more.cli);
-    ASSERT_TRUE(more.report.is_object()) << describe(more.cli);
+    EXPECT_EQ(more.run.exit_code, exit_code) << describe(more.run);
+    ASSERT_TRUE(more.report.is_object()) << describe(more.run);
     EXPECT_EQ(more.report["stats"]["threads"], std::stoi(threads));
     more.report.erase("stats");
     EXPECT_EQ(more.report, one.report);
@@ -64,7 +56,7 @@ TEST(ThreadsCli, ThreadedTracesReplay) {
 
 TEST(ThreadsCli, ZeroThreadsMeansEveryCoreAndIsReported) {
   Checked r = check({example("flooding"), "--network", "ring:4"}, "0");
-  ASSERT_TRUE(r.report.is_object()) << describe(r.cli);
+  ASSERT_TRUE(r.report.is_object()) << describe(r.run);
   EXPECT_GE(r.report["stats"]["threads"].get<int>(), 1);
 }
 
