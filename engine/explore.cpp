@@ -3,6 +3,7 @@
 #include <tbb/task_arena.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <limits>
 #include <memory>
@@ -119,6 +120,7 @@ class Bfs {
             Worker& w = *workers_[slot];
             for (StateId s = r.begin(); s < r.end(); ++s) {
               w.cancel.poll();
+              maybe_report_progress(level, end - s);
               level.expand(s, w.expander, w.edges, slot);
             }
           });
@@ -133,7 +135,6 @@ class Bfs {
       found_ += level.new_states() - new_before;
       new_rate_ = double(found_) / double(expanded_);
       lo = hi;
-      report_progress(level, end - lo);
       // A cut-off falls among the states found so far: later sources only
       // find states with larger discovery keys.
       if (level.new_states() > room || (stop_at_violation && level.found_violation())) break;
@@ -141,7 +142,7 @@ class Bfs {
     std::vector<Level::Edges*> buffers;
     for (auto& w : workers_) buffers.push_back(&w->edges);
     Level::Outcome out = arena_.execute([&] { return level.finish(buffers, room, stop_at_violation); });
-    transitions_ += out.transitions;
+    transitions_.fetch_add(out.transitions, std::memory_order_relaxed);
     res_.pruned_states += out.pruned;
     if (out.violating) {
       hashing::GlobalState s;
@@ -163,10 +164,17 @@ class Bfs {
     if (opts_.memory_in_use() + more > opts_.memory_limit) throw Cancelled(StopReason::MemoryLimit);
   }
 
-  void report_progress(const Level& level, uint64_t queue) {
-    if (!opts_.progress || since(last_progress_) < opts_.progress_interval) return;
-    last_progress_ = Clock::now();
-    opts_.progress({g_.num_states() + level.new_states(), transitions_, queue + level.new_states(), since(start_)});
+  // From any worker, before a state: the first worker to see that a report
+  // is due makes it (queue: roughly, the frontier left plus the new states).
+  void maybe_report_progress(const Level& level, uint64_t queue) {
+    if (!opts_.progress) return;
+    const int64_t now = Clock::now().time_since_epoch().count();
+    int64_t due = next_progress_.load(std::memory_order_relaxed);
+    if (now < due) return;
+    const auto interval = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(opts_.progress_interval));
+    if (!next_progress_.compare_exchange_strong(due, now + interval.count(), std::memory_order_relaxed)) return;
+    opts_.progress({g_.num_states() + level.new_states(), transitions_.load(std::memory_order_relaxed),
+                    queue + level.new_states(), since(start_)});
   }
 
   const System& system_;
@@ -178,9 +186,14 @@ class Bfs {
   tbb::task_arena arena_;
   hashing::ConcurrentTable table_;
   std::vector<std::unique_ptr<Worker>> workers_;
-  uint64_t transitions_ = 0, expanded_ = 0, found_ = 0;
+  std::atomic<uint64_t> transitions_{0};  // read by the worker that reports progress
+  uint64_t expanded_ = 0, found_ = 0;
   double new_rate_ = 1.0;  // new states per expanded state so far
-  Clock::time_point start_ = Clock::now(), last_progress_ = Clock::now();
+  Clock::time_point start_ = Clock::now();
+  std::atomic<int64_t> next_progress_{(start_ + std::chrono::duration_cast<Clock::duration>(
+                                                    std::chrono::duration<double>(opts_.progress_interval)))
+                                          .time_since_epoch()
+                                          .count()};
 };
 
 }  // namespace

@@ -41,7 +41,9 @@ struct ExploreOptions {
   // level in progress) before growing the visited set past the limit.
   uint64_t memory_limit = 0;
   std::function<uint64_t()> memory_in_use;
-  std::function<void(const ExploreProgress&)> progress;  // called every ~2 s, from the calling thread
+  // Called about every progress_interval seconds, by whichever worker sees
+  // that a report is due (one at a time).
+  std::function<void(const ExploreProgress&)> progress;
   double progress_interval = 2.0;
 };
 
