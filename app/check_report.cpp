@@ -121,7 +121,7 @@ json report_json(const CheckOutcome& o) {
                      {"ranks", 1},
                      {"threads", res.threads},
                      {"memory_limit_bytes", o.memory_limit},
-                     {"bytes_per_state", g.num_states() ? double(g.memory_bytes() + res.table_bytes) / g.num_states() : 0.0},
+                     {"bytes_per_state", g.num_states() ? double(g.memory_bytes()) / g.num_states() : 0.0},
                      {"canonical",
                       {{"calls", res.canonical.calls},
                        {"fast_path", res.canonical.fast_path},

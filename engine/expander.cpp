@@ -4,46 +4,53 @@
 
 namespace ddsmc::engine {
 
-Expander::Expander(const System& system, OnBound on_bound)
-    : system_(system), on_bound_(on_bound), gen_(system.generator()), canon_(system.layout()) {}
+Expander::Expander(const System& system, OnBound on_bound, hashing::TreeStore& store)
+    : system_(system), on_bound_(on_bound), store_(store), gen_(system.generator()), canon_(system.layout()),
+      base_(store.tree_size()), part_bytes_(store.parts()) {}
 
-const hashing::CanonicalForm& Expander::canonical(const hashing::GlobalState& s) {
+uint32_t Expander::intern_canonical(const hashing::GlobalState& s) {
+  const hashing::GlobalState* canonical = &s;
   if (system_.may_have_fresh()) {
     canon_.canonicalize(s, form_);
+    canonical = &form_.state;
   } else {
-    // Without fresh constants every state is its own canonical form.
-    hashing::encode(s, system_.layout(), form_.bytes);
-    form_.fingerprint = hashing::fingerprint(form_.bytes);
-    ++plain_;
+    ++plain_;  // without fresh constants every state is its own canonical form
   }
-  return form_;
+  hashing::encode_segmented(*canonical, system_.layout(), enc_);
+  return store_.intern(enc_);
 }
 
-void Expander::expand(std::string_view bytes, FunctionRef<void(const Candidate&)> out) {
+uint32_t Expander::intern(const hashing::GlobalState& s) { return intern_canonical(s); }
+
+void Expander::expand(uint32_t root, FunctionRef<void(const Candidate&)> out) {
   const auto& layout = system_.layout();
-  if (!hashing::decode(bytes, layout, current_)) throw std::logic_error("stored state does not decode");
+  store_.materialize(root, enc_);
+  if (!hashing::decode(enc_.bytes, layout, current_)) throw std::logic_error("stored state does not decode");
   const bool plain = !system_.may_have_fresh();
-  if (plain) hashing::encode_segmented(current_, layout, base_);
+  if (plain) store_.tree_of(root, base_.data());
   gen_->successors(current_, [&](const EdgeLabel& label, const hashing::GlobalState& succ, const StepInfo& info) {
     if (info.violation && on_bound_ == OnBound::Prune) {
       ++pruned_;
       return;
     }
+    uint32_t succ_root;
     const hashing::GlobalState* state = &succ;
-    if (plain) {
-      // Copy the parts the step left alone from the expanded state's encoding.
-      if (info.changed_parts)
-        hashing::encode_patched(base_, succ, layout, info.changed_parts->data(), info.changed_parts->size(),
-                                form_.bytes);
-      else
-        hashing::encode(succ, layout, form_.bytes);
-      form_.fingerprint = hashing::fingerprint(form_.bytes);
+    if (plain && info.changed_parts) {
+      // Only the parts the step changed are encoded and interned; the rest
+      // of the tree is the expanded state's.
+      parts_.clear();
+      for (uint32_t p : *info.changed_parts) {
+        if (!parts_.empty() && parts_.back().part == p) continue;
+        hashing::encode_part(succ, layout, p, part_bytes_[p]);
+        parts_.push_back({p, part_bytes_[p]});
+      }
+      succ_root = store_.intern_patched(base_.data(), parts_);
       ++plain_;
     } else {
-      canon_.canonicalize(succ, form_);
-      state = &form_.state;
+      succ_root = intern_canonical(succ);
+      if (!plain) state = &form_.state;
     }
-    out(Candidate{label, &form_, state, info.violation.has_value()});
+    out(Candidate{label, succ_root, state, info.violation.has_value()});
   });
 }
 

@@ -1,17 +1,22 @@
 // One worker's view of a state's successors as the store needs them: the
 // per-worker expander every back-end (sequential, threaded, MPI) shares.
-// It decodes a stored state, generates its steps through the System, drops
-// the ones over a bound when pruning, and gives each remaining successor's
-// canonical bytes and fingerprint with its label. Re-entrant: one per worker,
-// all scratch inside.
+// It reads a stored state back from the tree store, generates its steps
+// through the System, drops the ones over a bound when pruning, and interns
+// each remaining successor's canonical encoding, giving its root id with
+// its label. Without fresh constants a successor is interned from the
+// expanded state's tree, only the parts the step changed being encoded and
+// looked up. Re-entrant: one per worker, all scratch inside; the store is
+// shared (its interns are thread-safe and may throw TreeStoreFull).
 #pragma once
 
 #include <memory>
 #include <optional>
-#include <string_view>
+#include <string>
+#include <vector>
 
 #include "engine/system.hpp"
 #include "hashing/canonical.hpp"
+#include "hashing/tree_store.hpp"
 
 namespace ddsmc::engine {
 
@@ -20,28 +25,35 @@ enum class OnBound : uint8_t { Stop, Prune };
 // One successor: valid during the callback only.
 struct Candidate {
   EdgeLabel label;
-  const hashing::CanonicalForm* form = nullptr;  // canonical bytes and fingerprint
+  uint32_t root = 0;                             // of its canonical encoding in the store
   const hashing::GlobalState* state = nullptr;   // the successor (its labels are those of its class)
   bool violating = false;                        // over a bound (only under OnBound::Stop)
 };
 
 class Expander {
  public:
-  Expander(const System& system, OnBound on_bound);
+  Expander(const System& system, OnBound on_bound, hashing::TreeStore& store);
   void set_cancellation(Cancellation* c) { gen_->set_cancellation(c); }
-  // The successors of the state stored as `bytes`, in the generator's order.
-  void expand(std::string_view bytes, FunctionRef<void(const Candidate&)> out);
-  // Canonical bytes and fingerprint of a state given whole (the initial one).
-  const hashing::CanonicalForm& canonical(const hashing::GlobalState& s);
+  // The successors of the state of root `root`, in the generator's order.
+  void expand(uint32_t root, FunctionRef<void(const Candidate&)> out);
+  // Interns the canonical form of a state given whole (the initial one);
+  // returns its root.
+  uint32_t intern(const hashing::GlobalState& s);
   hashing::CanonicalStats stats() const;
   uint64_t pruned() const { return pruned_; }
 
  private:
+  uint32_t intern_canonical(const hashing::GlobalState& s);
+
   const System& system_;
   OnBound on_bound_;
+  hashing::TreeStore& store_;
   std::unique_ptr<Generator> gen_;
   hashing::Canonicalizer canon_;
-  hashing::SegmentedEncoding base_;  // the state being expanded (no fresh constants: patched encodings)
+  hashing::SegmentedEncoding enc_;  // the state being expanded, then scratch
+  std::vector<uint32_t> base_;      // the expanded state's tree
+  std::vector<std::string> part_bytes_;
+  std::vector<hashing::TreeStore::Part> parts_;
   hashing::GlobalState current_;
   hashing::CanonicalForm form_;
   uint64_t plain_ = 0, pruned_ = 0;

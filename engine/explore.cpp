@@ -13,7 +13,7 @@
 #include "engine/level.hpp"
 #include "engine/parallel.hpp"
 #include "engine/workers.hpp"
-#include "hashing/concurrent_table.hpp"
+#include "hashing/tree_store.hpp"
 
 namespace ddsmc::engine {
 namespace {
@@ -24,7 +24,8 @@ double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::
 
 // What one worker (one slot of the TBB arena) owns.
 struct Worker {
-  Worker(const System& system, OnBound on_bound, const Cancellation& c) : expander(system, on_bound), cancel(c) {
+  Worker(const System& system, OnBound on_bound, hashing::TreeStore& store, const Cancellation& c)
+      : expander(system, on_bound, store), cancel(c) {
     expander.set_cancellation(&cancel);
   }
   Expander expander;
@@ -35,11 +36,11 @@ struct Worker {
 class Bfs {
  public:
   Bfs(const System& system, const ExploreOptions& opts, ExploreResult& res)
-      : system_(system), opts_(opts), res_(res), g_(res.graph),
-        threads_(opts.threads ? opts.threads : hardware_threads()), pool_(threads_), arena_(static_cast<int>(threads_)),
-        table_(opts.initial_table) {
+      : system_(system), opts_(opts), res_(res), g_(res.graph), store_(res.graph.store()),
+        threads_(opts.threads ? opts.threads : hardware_threads()), pool_(threads_), arena_(static_cast<int>(threads_)) {
     const Cancellation& cancel = opts.cancel ? *opts.cancel : Cancellation::none();
-    for (size_t w = 0; w < threads_; ++w) workers_.push_back(std::make_unique<Worker>(system, opts.on_bound, cancel));
+    for (size_t w = 0; w < threads_; ++w)
+      workers_.push_back(std::make_unique<Worker>(system, opts.on_bound, store_.tree(), cancel));
     res.threads = threads_;
   }
 
@@ -54,15 +55,7 @@ class Bfs {
   }
 
   void finish_stats() {
-    for (const auto& w : workers_) {
-      hashing::CanonicalStats st = w->expander.stats();
-      res_.canonical.calls += st.calls;
-      res_.canonical.fast_path += st.fast_path;
-      res_.canonical.refined += st.refined;
-      res_.canonical.individualized += st.individualized;
-      res_.canonical.nauty += st.nauty;
-    }
-    res_.table_bytes = table_.memory_bytes();
+    for (const auto& w : workers_) res_.canonical += w->expander.stats();
   }
 
   void stop(std::string reason) {
@@ -73,9 +66,19 @@ class Bfs {
  private:
   void start_initial() {
     hashing::GlobalState init = system_.initial_state();
-    const auto& form = workers_[0]->expander.canonical(init);
-    g_.add_state(form.bytes, init, kNoState, system_);
-    table_.find_or_put(form.fingerprint, [](uint32_t) { return false; }, [] { return 0u; });
+    uint32_t root;
+    for (;;) {
+      try {
+        root = workers_[0]->expander.intern(init);
+        break;
+      } catch (const hashing::TreeStoreFull&) {
+        grow_store();
+      }
+    }
+    std::vector<uint64_t> labels(g_.label_words());
+    g_.labels_of(init, system_, labels.data());
+    g_.fill_state(g_.add_states(1), root, kNoState, labels.data());
+    store_.bind(root, 0);
     if (auto v = system_.check_bounds(init)) {
       res_.violation = v;
       res_.violating_state = 0;
@@ -86,7 +89,7 @@ class Bfs {
   // Expands the frontier [first, end) in rounds (so that the table can grow
   // between them and progress shows), then commits it.
   void run_level(StateId first, StateId end) {
-    Level level(system_, g_, table_, first, end);
+    Level level(system_, g_, first, end);
     for (auto& w : workers_) w->edges.edges.clear();
     const uint64_t room = opts_.max_states ? opts_.max_states - std::min<uint64_t>(opts_.max_states, g_.num_states())
                                            : std::numeric_limits<uint64_t>::max();
@@ -103,13 +106,7 @@ class Bfs {
         n = static_cast<StateId>(std::min<double>(n, sources));
       }
       const StateId hi = std::min<StateId>(end, lo + n);
-      // Room for the round's new states at the rate seen so far (at most
-      // one doubling ahead, and no more than --max-states leaves room for);
-      // a round that fills the table anyway is redone after it grew.
-      const double expected = double(hi - lo) * new_rate_ + 16;
-      const auto more = static_cast<size_t>(std::min({expected, double(table_.size()) + 16, double(room) + 16}));
-      check_memory_for(table_.capacity_for(more));
-      table_.reserve(more);
+      reserve_for(hi - lo, g_.num_states() + level.new_states(), room);
       const uint64_t new_before = level.new_states();
       std::vector<size_t> sizes;
       for (auto& w : workers_) sizes.push_back(w->edges.edges.size());
@@ -125,10 +122,9 @@ class Bfs {
             }
           });
         });
-      } catch (const hashing::ConcurrentTable::TableFull&) {
+      } catch (const hashing::TreeStoreFull&) {
         for (size_t i = 0; i < workers_.size(); ++i) workers_[i]->edges.edges.resize(sizes[i]);
-        check_memory_for(table_.capacity() * 2);
-        table_.grow();
+        grow_store();
         continue;
       }
       expanded_ += hi - lo;
@@ -155,13 +151,31 @@ class Bfs {
     }
   }
 
-  // Stops with "memory-limit" (dropping the level in progress) when growing
-  // the visited set to `capacity` slots would pass --memory.
-  void check_memory_for(size_t capacity) {
-    if (!opts_.memory_limit || !opts_.memory_in_use || capacity <= table_.capacity()) return;
-    // The new array is allocated while the old one still exists.
-    const uint64_t more = uint64_t{capacity} * (table_.memory_bytes() / table_.capacity());
-    if (opts_.memory_in_use() + more > opts_.memory_limit) throw Cancelled(StopReason::MemoryLimit);
+  // Room in the store for the new states of a round of `sources` sources,
+  // at the rate seen so far (at most one doubling ahead, and no more than
+  // --max-states leaves room for), in the tree nodes and leaves per state
+  // seen so far; a round that fills the store anyway is redone after it
+  // grew.
+  void reserve_for(size_t sources, size_t states, uint64_t room) {
+    const auto& tree = store_.tree();
+    const double expected = std::min({double(sources) * new_rate_, double(states), double(room)}) + 16;
+    const double per = 1.0 / double(std::max<size_t>(states, 1));
+    const auto nodes = static_cast<size_t>(expected * std::max(1.0, double(tree.nodes()) * per));
+    const auto leaves = static_cast<size_t>(expected * std::max(0.1, double(tree.leaves()) * per));
+    check_memory_for(store_.bytes_to_reserve(nodes, leaves));
+    store_.reserve(nodes, leaves);
+  }
+
+  void grow_store() {
+    check_memory_for(store_.bytes_to_grow());
+    store_.grow();
+  }
+
+  // Stops with "memory-limit" (dropping the level in progress) when
+  // allocating `bytes` more for the store would pass --memory.
+  void check_memory_for(size_t bytes) {
+    if (!opts_.memory_limit || !opts_.memory_in_use || bytes == 0) return;
+    if (opts_.memory_in_use() + bytes > opts_.memory_limit) throw Cancelled(StopReason::MemoryLimit);
   }
 
   // From any worker, before a state: the first worker to see that a report
@@ -181,10 +195,10 @@ class Bfs {
   const ExploreOptions& opts_;
   ExploreResult& res_;
   StateGraph& g_;
+  StateStore& store_;
   size_t threads_;
   WorkerPool pool_;  // lets TBB run threads_ workers, even more than the cores
   tbb::task_arena arena_;
-  hashing::ConcurrentTable table_;
   std::vector<std::unique_ptr<Worker>> workers_;
   std::atomic<uint64_t> transitions_{0};  // read by the worker that reports progress
   uint64_t expanded_ = 0, found_ = 0;
@@ -200,7 +214,7 @@ class Bfs {
 
 ExploreResult explore(const System& system, const ExploreOptions& opts) {
   auto start = Clock::now();
-  ExploreResult res(system.layout());
+  ExploreResult res(system.layout(), opts.initial_table);
   Bfs bfs(system, opts, res);
   // A stop request or an allocation failure ends the exploration with the
   // graph committed so far: the level in progress is dropped (its frontier

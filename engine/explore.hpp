@@ -2,8 +2,8 @@
 // sections 2-3) over the language-free System: one algorithm for every
 // thread count (docs/engine.md §9). It is level-synchronous: the workers of
 // a TBB arena expand one BFS level at a time into the shared lock-free
-// visited set, and each level is committed in the order sequential BFS
-// would have found its states. So ids, parents, edges, cut-offs and hence
+// state store (tree-compressed states and the visited set), and each level
+// is committed in the order sequential BFS would have found its states. So ids, parents, edges, cut-offs and hence
 // every result are the same at every thread count, and parent links give
 // shortest paths (the bound-violation trace).
 #pragma once
@@ -29,7 +29,7 @@ struct ExploreProgress {
 struct ExploreOptions {
   size_t threads = 1;       // workers (0: every core the process may use)
   uint64_t max_states = 0;  // 0: no limit
-  size_t initial_table = size_t{1} << 16;  // visited-set slots to start with (it grows)
+  size_t initial_table = size_t{1} << 16;  // room in the state store to start with, in tree nodes (it grows)
   OnBound on_bound = OnBound::Stop;
   // Polled before each state and inside each expansion (each worker polls
   // a copy): a stop request ends the exploration with reason "interrupted"
@@ -38,7 +38,7 @@ struct ExploreOptions {
   Cancellation* cancel = nullptr;
   // --memory: with a limit (bytes) and a way to read the process's memory
   // in use, the exploration stops with reason "memory-limit" (dropping the
-  // level in progress) before growing the visited set past the limit.
+  // level in progress) before growing the state store past the limit.
   uint64_t memory_limit = 0;
   std::function<uint64_t()> memory_in_use;
   // Called about every progress_interval seconds, by whichever worker sees
@@ -48,7 +48,8 @@ struct ExploreOptions {
 };
 
 struct ExploreResult {
-  explicit ExploreResult(const hashing::StateLayout& layout) : graph(layout) {}
+  explicit ExploreResult(const hashing::StateLayout& layout, size_t initial_store = size_t{1} << 12)
+      : graph(layout, initial_store) {}
   StateGraph graph;
   bool complete = true;
   // "bound", "max-states", "interrupted", "out-of-memory", "memory-limit"
@@ -61,7 +62,6 @@ struct ExploreResult {
   hashing::CanonicalStats canonical;
   double seconds = 0;
   size_t threads = 1;              // workers used
-  size_t table_bytes = 0;          // the visited set at the end
 };
 
 ExploreResult explore(const System& system, const ExploreOptions& opts);

@@ -1,18 +1,12 @@
 #include "engine/level.hpp"
 
-#include "engine/parallel.hpp"
-
-
 #include <algorithm>
 #include <stdexcept>
 #include <tuple>
 
-namespace ddsmc::engine {
+#include "engine/parallel.hpp"
 
-bool Level::same(uint32_t ref, const hashing::CanonicalForm& form) const {
-  if (ref & kProvisional) return new_[ref & ~kProvisional].bytes == form.bytes;
-  return graph_.bytes(ref) == form.bytes;
-}
+namespace ddsmc::engine {
 
 void Level::expand(StateId source, Expander& expander, Edges& out, uint32_t worker) {
   Span& span = spans_[source - first_];
@@ -20,19 +14,19 @@ void Level::expand(StateId source, Expander& expander, Edges& out, uint32_t work
   span.begin = out.edges.size();
   const uint64_t pruned_before = expander.pruned();
   uint32_t ordinal = 0;
-  expander.expand(graph_.bytes(source), [&](const Candidate& c) {
+  expander.expand(graph_.root(source), [&](const Candidate& c) {
     const uint64_t key = uint64_t{source} << 32 | ordinal++;
     auto made = [&]() -> uint32_t {
-      NewState n{c.form->bytes, std::vector<uint64_t>(graph_.label_words()), c.form->fingerprint, key, c.violating};
+      NewState n{c.root, c.violating, key, std::vector<uint64_t>(graph_.label_words())};
       graph_.labels_of(*c.state, system_, n.labels.data());
       auto it = new_.push_back(std::move(n));
       const auto index = static_cast<uint64_t>(it - new_.begin());
-      if (index >= kProvisional) throw std::length_error("more than 2^31 new states in one BFS level");
+      // (kProvisional | index stays below the store's reserved references)
+      if (index >= kProvisional - 2) throw std::length_error("more than 2^31 new states in one BFS level");
       if (c.violating) violation_.store(true, std::memory_order_relaxed);
       return kProvisional | static_cast<uint32_t>(index);
     };
-    auto r = table_.find_or_put(
-        c.form->fingerprint, [&](uint32_t ref) { return same(ref, *c.form); }, made);
+    auto r = store_.find_or_claim(c.root, made);
     if (!r.inserted && (r.ref & kProvisional)) {
       // Keep the least key of every step that reaches the state.
       std::atomic_ref<uint64_t> least(new_[r.ref & ~kProvisional].key);
@@ -86,17 +80,15 @@ Level::Outcome Level::finish(std::vector<Edges*>& workers, uint64_t room, bool s
     }
   }
 
-  // Commit the states kept, in that order, and renumber them in the table.
-  std::vector<uint32_t> sizes(keep);
-  for (size_t i = 0; i < keep; ++i) sizes[i] = static_cast<uint32_t>(new_[order[i]].bytes.size());
-  const StateId base = graph_.add_states(sizes);
+  // Commit the states kept, in that order, and renumber them in the store.
+  const StateId base = graph_.add_states(keep);
   std::vector<StateId> final_id(new_.size(), kNoState);
   for (size_t i = 0; i < keep; ++i) final_id[order[i]] = base + static_cast<StateId>(i);
   parallel_for(size_t{0}, keep, 256, [&](const tbb::blocked_range<size_t>& r) {
     for (size_t i = r.begin(); i < r.end(); ++i) {
       const NewState& n = new_[order[i]];
-      graph_.fill_state(base + static_cast<StateId>(i), n.bytes, static_cast<StateId>(n.key >> 32), n.labels.data());
-      table_.rebind(n.fingerprint, kProvisional | order[i], base + static_cast<StateId>(i));
+      graph_.fill_state(base + static_cast<StateId>(i), n.root, static_cast<StateId>(n.key >> 32), n.labels.data());
+      store_.bind(n.root, base + static_cast<StateId>(i));
     }
   });
 

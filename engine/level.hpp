@@ -3,7 +3,8 @@
 // outcome is exactly the sequential BFS's.
 //
 // While the level runs, a state first found in it is *provisional*: the
-// visited set maps it to a provisional reference (kProvisional | index), and
+// visited set (the graph's StateStore) maps its root to a provisional
+// reference (kProvisional | index), and
 // it records the least discovery key (parent id << 32 | ordinal of the step
 // in the parent's generation) of the steps that reach it. Sequential BFS
 // numbers new states in exactly that order (parents in id order, steps in
@@ -18,12 +19,10 @@
 #include <atomic>
 #include <cstdint>
 #include <optional>
-#include <string>
 #include <vector>
 
 #include "engine/expander.hpp"
 #include "engine/state_graph.hpp"
-#include "hashing/concurrent_table.hpp"
 
 namespace ddsmc::engine {
 
@@ -31,9 +30,9 @@ inline constexpr uint32_t kProvisional = 0x80000000u;  // ids of committed state
 
 class Level {
  public:
-  // The frontier is [first, end) of g; the table maps every state of g.
-  Level(const System& system, StateGraph& g, hashing::ConcurrentTable& table, StateId first, StateId end)
-      : system_(system), graph_(g), table_(table), first_(first), spans_(end - first) {}
+  // The frontier is [first, end) of g; g's store maps every state of g.
+  Level(const System& system, StateGraph& g, StateId first, StateId end)
+      : system_(system), graph_(g), store_(g.store()), first_(first), spans_(end - first) {}
 
   StateId first() const { return first_; }
   StateId end() const { return first_ + static_cast<StateId>(spans_.size()); }
@@ -44,8 +43,8 @@ class Level {
   };
   // Expands `source` with `expander`, inserting its successors and
   // appending its edges to `out`. Safe from several workers at once
-  // (distinct sources). Throws ConcurrentTable::TableFull: the round is then
-  // redone after the table grew (see Round).
+  // (distinct sources). Throws hashing::TreeStoreFull: the round is then
+  // redone after the store grew (engine/explore.cpp).
   void expand(StateId source, Expander& expander, Edges& out, uint32_t worker);
   // New states so far, and whether one of them is over a bound.
   size_t new_states() const { return new_.size(); }
@@ -62,7 +61,7 @@ class Level {
     bool max_states = false;
     bool halted() const { return violating || max_states; }
   };
-  // Commits the level to the graph and the table: new states in sequential
+  // Commits the level to the graph and the store: new states in sequential
   // BFS order (at most `room` of them, the max-states cut-off) and the edges
   // of the frontier (none from the state a cut-off interrupts, nor after
   // it). `workers` are the per-worker edge buffers.
@@ -70,11 +69,10 @@ class Level {
 
  private:
   struct NewState {
-    std::string bytes;
-    std::vector<uint64_t> labels;  // StateGraph::labels_of
-    hashing::Fingerprint fingerprint;
-    uint64_t key = 0;  // least discovery key; raised to a min with atomic_ref
+    uint32_t root = 0;             // in the store
     bool violating = false;
+    uint64_t key = 0;              // least discovery key; lowered to a min with atomic_ref
+    std::vector<uint64_t> labels;  // StateGraph::labels_of
   };
   struct Span {  // the edges of one source in one worker's buffer
     uint32_t worker = 0;
@@ -82,13 +80,12 @@ class Level {
     uint64_t pruned = 0;  // successors the expander pruned
     bool expanded = false;
   };
-  bool same(uint32_t ref, const hashing::CanonicalForm& form) const;
   // The indices of new_ in sequential BFS order (by least discovery key).
   std::vector<uint32_t> bfs_order() const;
 
   const System& system_;
   StateGraph& graph_;
-  hashing::ConcurrentTable& table_;
+  StateStore& store_;
   StateId first_;
   std::vector<Span> spans_;  // per source of the frontier
   tbb::concurrent_vector<NewState> new_;

@@ -1,47 +1,58 @@
 #include "engine/state_graph.hpp"
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 
 namespace ddsmc::engine {
 
-StateGraph::StateGraph(const hashing::StateLayout& layout)
+StateGraph::StateGraph(const hashing::StateLayout& layout, size_t initial_store)
     : num_nodes_(layout.num_nodes),
       num_arcs_(layout.num_arcs),
-      fault_words_((layout.num_nodes + 63) / 64),
-      empty_words_((layout.num_arcs + 63) / 64) {}
+      label_words_((layout.num_nodes + layout.num_arcs + 63) / 64),
+      store_(std::make_unique<StateStore>(layout.num_nodes + layout.num_arcs, initial_store)) {}
 
 StateId StateGraph::add_state(std::string_view bytes, const hashing::GlobalState& s, StateId parent,
                               const System& system) {
   // All or nothing: an allocation failure (the exploration then stops with
-  // the graph so far) leaves the graph as it was.
+  // the graph so far) leaves the graph as it was. Sequential: the tree
+  // grows here as needed.
+  const hashing::StateLayout& layout = system.layout();
+  hashing::SegmentedEncoding enc;
+  if (bytes.empty()) {
+    hashing::encode_segmented(s, layout, enc);
+  } else {
+    hashing::GlobalState decoded;
+    if (!hashing::decode(bytes, layout, decoded)) throw std::invalid_argument("StateGraph::add_state: bad encoding");
+    hashing::encode_segmented(decoded, layout, enc);
+  }
+  uint32_t root;
+  for (;;) {
+    try {
+      root = store_->tree().intern(enc);
+      break;
+    } catch (const hashing::TreeStoreFull&) {
+      store_->grow();
+    }
+  }
   std::vector<uint64_t> labels(label_words());
   labels_of(s, system, labels.data());
-  const auto size = static_cast<uint32_t>(bytes.size());
-  const StateId id = add_states({&size, 1});
-  fill_state(id, bytes, parent, labels.data());
+  const StateId id = add_states(1);
+  fill_state(id, root, parent, labels.data());
   return id;
 }
 
-StateId StateGraph::add_states(std::span<const uint32_t> sizes) {
+StateId StateGraph::add_states(size_t n) {
   const StateId first = num_states_;
-  const size_t n = sizes.size(), arena = arena_.end();
+  if (uint64_t{first} + n >= kNoState - 1) throw std::length_error("more than 2^32 - 2 states");
   try {
-    byte_begin_.resize(first + n);
-    byte_size_.resize(first + n);
+    root_.resize(first + n);
     parent_.resize(first + n);
-    faulty_.resize((first + n) * size_t{fault_words_});
-    empty_.resize((first + n) * size_t{empty_words_});
-    for (size_t i = 0; i < n; ++i) {
-      byte_begin_[first + i] = arena_.append(sizes[i]);
-      byte_size_[first + i] = sizes[i];
-    }
+    labels_.resize((first + n) * size_t{label_words_});
   } catch (...) {
-    arena_.truncate(arena);
-    byte_begin_.resize(first);
-    byte_size_.resize(first);
+    root_.resize(first);
     parent_.resize(first);
-    faulty_.resize(first * size_t{fault_words_});
-    empty_.resize(first * size_t{empty_words_});
+    labels_.resize(first * size_t{label_words_});
     throw;
   }
   num_states_ = first + static_cast<StateId>(n);
@@ -52,16 +63,14 @@ void StateGraph::labels_of(const hashing::GlobalState& s, const System& system, 
   std::fill(out, out + label_words(), 0);
   for (uint32_t n = 0; n < num_nodes_; ++n)
     if (system.faulty(s, n)) out[n / 64] |= uint64_t{1} << (n % 64);
-  uint64_t* e = out + fault_words_;
   for (uint32_t a = 0; a < num_arcs_; ++a)
-    if (s.channels[a].empty()) e[a / 64] |= uint64_t{1} << (a % 64);
+    if (s.channels[a].empty()) out[(num_nodes_ + a) / 64] |= uint64_t{1} << ((num_nodes_ + a) % 64);
 }
 
-void StateGraph::fill_state(StateId id, std::string_view bytes, StateId parent, const uint64_t* labels) {
-  if (!bytes.empty()) std::copy(bytes.begin(), bytes.end(), arena_.at(byte_begin_[id]));
+void StateGraph::fill_state(StateId id, uint32_t root, StateId parent, const uint64_t* labels) {
+  root_[id] = root;
   parent_[id] = parent;
-  for (uint32_t w = 0; w < fault_words_; ++w) faulty_[size_t(id) * fault_words_ + w] = labels[w];
-  for (uint32_t w = 0; w < empty_words_; ++w) empty_[size_t(id) * empty_words_ + w] = labels[fault_words_ + w];
+  for (uint32_t w = 0; w < label_words_; ++w) labels_[size_t(id) * label_words_ + w] = labels[w];
 }
 
 void StateGraph::add_edges(StateId first, std::span<const uint32_t> counts) {
@@ -99,14 +108,20 @@ std::span<const Edge> StateGraph::edges(StateId s) const {
   return {edges_.at(edge_begin_[s]), edge_count_[s]};
 }
 
-std::string_view StateGraph::bytes(StateId s) const {
-  if (byte_size_[s] == 0) return {};
-  return {arena_.at(byte_begin_[s]), byte_size_[s]};
+std::string StateGraph::bytes(StateId s) const {
+  std::string out;
+  store_->tree().materialize(root_[s], out);
+  return out;
 }
 
 bool StateGraph::any_faulty(StateId s) const {
-  for (uint32_t w = 0; w < fault_words_; ++w)
-    if (faulty_[size_t(s) * fault_words_ + w]) return true;
+  // The fault bits are bits [0, num_nodes_) of the state's label words.
+  const size_t base = size_t(s) * label_words_;  // (words of one state may straddle two chunks)
+  for (uint32_t i = 0; i * 64 < num_nodes_; ++i) {
+    const uint32_t bits = std::min<uint32_t>(64, num_nodes_ - i * 64);
+    const uint64_t mask = bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+    if (labels_[base + i] & mask) return true;
+  }
   return false;
 }
 
@@ -117,9 +132,8 @@ bool StateGraph::all_faulty(StateId s) const {
 }
 
 uint64_t StateGraph::memory_bytes() const {
-  return arena_.memory_bytes() + byte_begin_.memory_bytes() + byte_size_.memory_bytes() + parent_.memory_bytes() +
-         faulty_.memory_bytes() + empty_.memory_bytes() + edges_.memory_bytes() + edge_begin_.memory_bytes() +
-         edge_count_.memory_bytes();
+  return store_->memory_bytes() + root_.memory_bytes() + parent_.memory_bytes() + labels_.memory_bytes() +
+         edges_.memory_bytes() + edge_begin_.memory_bytes() + edge_count_.memory_bytes();
 }
 
 }  // namespace ddsmc::engine

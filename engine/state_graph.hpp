@@ -1,15 +1,19 @@
 // The explored state space as the analysis sees it: states by dense id (in
 // discovery order, 0 is the initial state), their labelled edges, and per
 // state the two facts the convergence analysis needs — which nodes are
-// faulty and which channels are empty. Every back-end produces one.
+// faulty and which channels are empty. Every back-end produces one. A
+// state's encoding is kept once, tree-compressed, in the StateStore, which
+// is also the visited set; the graph keeps its 4-byte root.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string_view>
 #include <vector>
 
 #include "engine/chunked.hpp"
+#include "engine/state_store.hpp"
 #include "engine/system.hpp"
 #include "hashing/state.hpp"
 
@@ -35,24 +39,31 @@ struct Edge {
 
 class StateGraph {
  public:
-  explicit StateGraph(const hashing::StateLayout& layout);
+  // `initial_store`: the store's initial room, in nodes and leaves.
+  explicit StateGraph(const hashing::StateLayout& layout, size_t initial_store = size_t{1} << 12);
 
-  // Adds a state; returns its id. `bytes` is its canonical encoding; the
-  // system gives its fault labels.
+  // The states' encodings and the visited set (root id -> state id).
+  StateStore& store() { return *store_; }
+  const StateStore& store() const { return *store_; }
+
+  // Adds a state (sequential use: tests, replay); returns its id. `bytes`
+  // is its canonical encoding (empty: encode(s)); the system gives its fault
+  // labels. The visited set is left alone.
   StateId add_state(std::string_view bytes, const hashing::GlobalState& s, StateId parent, const System& system);
   // Sets the edges of the most recently expanded state; states are expanded
   // in id order, each exactly once (edges of unexpanded states are empty).
   void set_edges(StateId s, std::span<const Edge> edges);
 
-  // Bulk additions for the parallel back-ends, each all or nothing. Adds
-  // sizes.size() states whose canonical encodings have those sizes (ids
-  // num_states() onwards, returned first); then fill_state() writes each,
-  // from any thread (distinct ids).
-  StateId add_states(std::span<const uint32_t> sizes);
-  void fill_state(StateId id, std::string_view bytes, StateId parent, const uint64_t* labels);
-  // A state's labels as fill_state() takes them: label_words() words, the
-  // faulty-node bits, then the empty-channel bits.
-  uint32_t label_words() const { return fault_words_ + empty_words_; }
+  // Bulk additions for the parallel back-ends, each all or nothing. Adds n
+  // states (ids num_states() onwards, returned first); then fill_state()
+  // writes each, from any thread (distinct ids): the root of its encoding
+  // in store(), its parent and its labels.
+  StateId add_states(size_t n);
+  void fill_state(StateId id, uint32_t root, StateId parent, const uint64_t* labels);
+  // A state's labels as fill_state() takes them: label_words() words of
+  // bits, the faulty nodes (bit n) then the empty channels (bit
+  // num_nodes + a).
+  uint32_t label_words() const { return label_words_; }
   void labels_of(const hashing::GlobalState& s, const System& system, uint64_t* out) const;
   // Gives the states first, first + 1, ... (in id order after every state
   // with edges so far; states skipped get none) counts[i] edges each; then
@@ -69,25 +80,24 @@ class StateGraph {
   uint64_t num_edges() const { return num_edges_; }
   std::span<const Edge> edges(StateId s) const;
   bool expanded(StateId s) const { return s < edge_begin_.size(); }
-  std::string_view bytes(StateId s) const;
+  // A state's canonical encoding, read back from the store.
+  std::string bytes(StateId s) const;
+  uint32_t root(StateId s) const { return root_[s]; }
   StateId parent(StateId s) const { return parent_[s]; }
-  bool faulty(StateId s, uint32_t node) const { return bit(faulty_, fault_words_, s, node); }
+  bool faulty(StateId s, uint32_t node) const { return bit(s, node); }
   bool any_faulty(StateId s) const;
   bool all_faulty(StateId s) const;
-  bool channel_empty(StateId s, uint32_t arc) const { return bit(empty_, empty_words_, s, arc); }
+  bool channel_empty(StateId s, uint32_t arc) const { return bit(s, num_nodes_ + arc); }
   uint64_t memory_bytes() const;
 
  private:
-  static bool bit(const ChunkedVector<uint64_t>& v, uint32_t words, StateId s, uint32_t i) {
-    return (v[size_t(s) * words + i / 64] >> (i % 64)) & 1u;
-  }
-  uint32_t num_nodes_, num_arcs_, fault_words_, empty_words_;
+  bool bit(StateId s, uint32_t i) const { return (labels_[size_t(s) * label_words_ + i / 64] >> (i % 64)) & 1u; }
+  uint32_t num_nodes_, num_arcs_, label_words_;
   uint32_t num_states_ = 0;
-  ChunkedArena<char> arena_;             // canonical bytes of every state
-  ChunkedVector<uint64_t> byte_begin_;   // per state: its bytes' offset in arena_
-  ChunkedVector<uint32_t> byte_size_;    // per state: their length
+  std::unique_ptr<StateStore> store_;  // (a pointer: the graph moves, the store's atomics cannot)
+  ChunkedVector<uint32_t> root_;     // per state: its root in store_
   ChunkedVector<StateId> parent_;
-  ChunkedVector<uint64_t> faulty_, empty_;  // fault_words_ / empty_words_ per state
+  ChunkedVector<uint64_t> labels_;   // label_words_ per state
   ChunkedArena<Edge, 18> edges_;         // per expanded state, its edges in a row
   ChunkedVector<uint64_t> edge_begin_;   // per state with edges set: offset in edges_
   ChunkedVector<uint32_t> edge_count_;   // and how many

@@ -32,6 +32,14 @@ struct CanonicalStats {
   uint64_t refined = 0;         // colour refinement made every fresh constant distinct
   uint64_t individualized = 0;  // ties broken by individualisation search
   uint64_t nauty = 0;           // ties handed to nauty
+  CanonicalStats& operator+=(const CanonicalStats& o) {
+    calls += o.calls;
+    fast_path += o.fast_path;
+    refined += o.refined;
+    individualized += o.individualized;
+    nauty += o.nauty;
+    return *this;
+  }
 };
 
 // Per-worker: holds scratch buffers, so one instance per thread.

@@ -197,6 +197,13 @@ void encode_patched(const SegmentedEncoding& base, const GlobalState& s, const S
   out.resize(static_cast<size_t>(p - out.data()));
 }
 
+void encode_part(const GlobalState& s, const StateLayout& layout, uint32_t part, std::string& out) {
+  const bool node = part < layout.num_nodes;
+  const auto& words = node ? s.dbs[part] : s.channels[part - layout.num_nodes];
+  out.resize(5 * (words.size() + 1));
+  out.resize(static_cast<size_t>(put_part(out.data(), words, layout, node ? 0 : 1) - out.data()));
+}
+
 std::string encode(const GlobalState& s, const StateLayout& layout) {
   std::string out;
   encode(s, layout, out);

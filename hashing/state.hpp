@@ -51,6 +51,9 @@ void encode_segmented(const GlobalState& s, const StateLayout& layout, Segmented
 // differs from s only in the `changed` parts (ascending; repeats allowed).
 void encode_patched(const SegmentedEncoding& base, const GlobalState& s, const StateLayout& layout,
                     const uint32_t* changed, size_t num_changed, std::string& out);
+// out = the bytes of one part of encode(s) (s.begin[part] .. s.begin[part + 1]
+// of its segmented encoding).
+void encode_part(const GlobalState& s, const StateLayout& layout, uint32_t part, std::string& out);
 
 // Decodes bytes produced by encode(); returns false on malformed input
 // (truncated, trailing bytes, overlong varints, predicate ids out of range,

@@ -359,6 +359,10 @@ class TreeStore {
   // Room for `more_nodes` more nodes and `more_leaves` more leaves.
   void reserve(size_t more_nodes, size_t more_leaves = 0);
 
+  // Every root id the store can return before its next growth is below
+  // this bound (node ids, or leaf ids with one part).
+  size_t root_id_bound() const { return parts_ == 1 ? leaf_offsets_.covered() : pairs_.covered(); }
+
   // Ids handed out (including the rare ones lost to an allocation failure).
   size_t nodes() const { return next_node_.load(std::memory_order_relaxed); }
   size_t leaves() const { return next_leaf_.load(std::memory_order_relaxed); }

@@ -115,7 +115,7 @@ std::optional<ConcreteRun> lift(const CompiledModel& cm, const StateGraph& g, co
   run.states.push_back(builder.state());
   for (const Hop& hop : hops) {
     cancel.poll();
-    std::string_view want = g.bytes(hop.target);
+    const std::string want = g.bytes(hop.target);
     bool found = false;
     // Copy: append() replaces the state while the generator still reads it.
     hashing::GlobalState cur = builder.state();

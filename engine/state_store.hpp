@@ -1,0 +1,99 @@
+// The store of explored states (docs/engine.md §8): every state's canonical
+// encoding tree-compressed in a hashing::TreeStore, and the visited set as
+// an array from a state's root id to its reference. A root id names exactly
+// one encoding (TreeStore's injectivity), so finding a state is one array
+// read and claiming a new one one compare-and-swap: no hash, no probe and no
+// byte compare beyond the ones the tree's own interning does.
+//
+// The references are the back-end's: committed state ids, or the
+// provisional references of a BFS level (engine/level.hpp). Ref values
+// kNoRef (none) and kPending (being claimed) are reserved.
+//
+// Thread safety: find_or_claim, find, bind and the tree's interns are safe
+// from any number of threads at once; grow, reserve and the destructor need
+// every other thread out (between rounds). TreeStoreFull from an intern
+// asks for grow().
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <stdexcept>
+#include <thread>
+
+#include "hashing/tree_store.hpp"
+
+namespace ddsmc::engine {
+
+class StateStore {
+ public:
+  static constexpr uint32_t kNoRef = 0xffffffffu;
+  static constexpr uint32_t kPending = 0xfffffffeu;
+
+  // For states of `parts` parts; the tree's tables start with room for
+  // about `initial` nodes and leaves (they grow).
+  explicit StateStore(uint32_t parts, size_t initial = size_t{1} << 12);
+
+  hashing::TreeStore& tree() { return tree_; }
+  const hashing::TreeStore& tree() const { return tree_; }
+
+  struct Claim {
+    uint32_t ref;
+    bool inserted;
+  };
+  // The reference of the state with this root, or, if it has none yet, the
+  // one make() returns (called once, by the claiming thread; other threads
+  // asking for the root meanwhile wait for it). If make() throws, the claim
+  // is withdrawn and the exception passes on.
+  template <class Make>
+  Claim find_or_claim(uint32_t root, Make&& make);
+  // The reference of the state with this root, or kNoRef (no thread
+  // claiming meanwhile).
+  uint32_t find(uint32_t root) const { return refs_.get_or_unset(root); }
+  // Sets the reference of a root already claimed or bound (renumbering).
+  void bind(uint32_t root, uint32_t ref) { slot(root).store(ref, std::memory_order_release); }
+
+  // Growth (no other thread inside): after TreeStoreFull, and ahead of a
+  // round that will add about this many nodes and leaves.
+  void grow();
+  void reserve(size_t more_nodes, size_t more_leaves);
+  // Bytes the slot arrays grow() or reserve() would allocate (0: none).
+  size_t bytes_to_grow() const;
+  size_t bytes_to_reserve(size_t more_nodes, size_t more_leaves) const;
+
+  size_t memory_bytes() const { return tree_.memory_bytes() + refs_.memory_bytes(); }
+
+ private:
+  std::atomic_ref<uint32_t> slot(uint32_t root) {
+    if (root >= refs_.covered()) throw std::logic_error("StateStore: root id beyond the covered range");
+    return std::atomic_ref<uint32_t>(refs_.slot(root));
+  }
+  void cover() { refs_.cover(tree_.root_id_bound()); }
+
+  hashing::TreeStore tree_;
+  hashing::tree_detail::SegmentedArray<uint32_t, 16> refs_{kNoRef};  // root id -> reference
+};
+
+template <class Make>
+StateStore::Claim StateStore::find_or_claim(uint32_t root, Make&& make) {
+  std::atomic_ref<uint32_t> s = slot(root);
+  uint32_t v = s.load(std::memory_order_acquire);
+  for (uint32_t spins = 0;; ++spins) {
+    if (v == kNoRef) {
+      if (!s.compare_exchange_strong(v, kPending, std::memory_order_acq_rel, std::memory_order_acquire)) continue;
+      uint32_t ref;
+      try {
+        ref = make();
+      } catch (...) {
+        s.store(kNoRef, std::memory_order_release);
+        throw;
+      }
+      s.store(ref, std::memory_order_release);
+      return {ref, true};
+    }
+    if (v != kPending) return {v, false};
+    if (spins > 64) std::this_thread::yield();  // the claimer publishes right after make()
+    v = s.load(std::memory_order_acquire);
+  }
+}
+
+}  // namespace ddsmc::engine
