@@ -24,10 +24,10 @@ uint32_t Expander::intern(const hashing::GlobalState& s) { return intern_canonic
 
 void Expander::expand(uint32_t root, FunctionRef<void(const Candidate&)> out) {
   const auto& layout = system_.layout();
-  store_.materialize(root, enc_);
+  store_.tree_of(root, base_.data());
+  store_.materialize_tree(base_.data(), enc_.bytes);
   if (!hashing::decode(enc_.bytes, layout, current_)) throw std::logic_error("stored state does not decode");
   const bool plain = !system_.may_have_fresh();
-  if (plain) store_.tree_of(root, base_.data());
   gen_->successors(current_, [&](const EdgeLabel& label, const hashing::GlobalState& succ, const StepInfo& info) {
     if (info.violation && on_bound_ == OnBound::Prune) {
       ++pruned_;

@@ -10,7 +10,7 @@ StateGraph::StateGraph(const hashing::StateLayout& layout, size_t initial_store)
     : num_nodes_(layout.num_nodes),
       num_arcs_(layout.num_arcs),
       label_words_((layout.num_nodes + layout.num_arcs + 63) / 64),
-      store_(std::make_unique<StateStore>(layout.num_nodes + layout.num_arcs, initial_store)) {}
+      store_(std::make_unique<StateStore>(layout, initial_store)) {}
 
 StateId StateGraph::add_state(std::string_view bytes, const hashing::GlobalState& s, StateId parent,
                               const System& system) {

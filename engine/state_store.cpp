@@ -8,7 +8,27 @@ namespace {
 using hashing::tree_detail::IdTable;
 }
 
-StateStore::StateStore(uint32_t parts, size_t initial) : tree_(parts, initial, initial) { cover(); }
+StateStore::StateStore(const hashing::StateLayout& layout, size_t initial)
+    : tree_(layout.num_nodes + layout.num_arcs, leaf_positions(layout), initial, initial) {
+  cover();
+}
+
+std::vector<uint32_t> StateStore::leaf_positions(const hashing::StateLayout& layout) {
+  const uint32_t nodes = layout.num_nodes, parts = layout.num_nodes + layout.num_arcs;
+  if (layout.arc_from.size() != layout.num_arcs) return {};  // identity
+  std::vector<std::vector<uint32_t>> out(nodes);
+  for (uint32_t a = 0; a < layout.num_arcs; ++a) {
+    if (layout.arc_from[a] >= nodes) return {};
+    out[layout.arc_from[a]].push_back(nodes + a);
+  }
+  std::vector<uint32_t> position(parts);
+  uint32_t next = 0;
+  for (uint32_t n = 0; n < nodes; ++n) {
+    position[n] = next++;
+    for (uint32_t part : out[n]) position[part] = next++;
+  }
+  return position;
+}
 
 // The reference array follows the tree: every root id the tree can return
 // before its next growth has its directory entry (refs_ segments are

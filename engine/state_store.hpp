@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
 #include "hashing/tree_store.hpp"
 
@@ -29,9 +30,13 @@ class StateStore {
   static constexpr uint32_t kNoRef = 0xffffffffu;
   static constexpr uint32_t kPending = 0xfffffffeu;
 
-  // For states of `parts` parts; the tree's tables start with room for
-  // about `initial` nodes and leaves (they grow).
-  explicit StateStore(uint32_t parts, size_t initial = size_t{1} << 12);
+  // For states of the layout; the tree's tables start with room for about
+  // `initial` nodes and leaves (they grow).
+  explicit StateStore(const hashing::StateLayout& layout, size_t initial = size_t{1} << 12);
+  // The tree's leaf positions for the layout's parts: each node's DB next
+  // to its outgoing channels (the parts one step changes, but for the
+  // channel it consumes), when the layout says where arcs leave from.
+  static std::vector<uint32_t> leaf_positions(const hashing::StateLayout& layout);
 
   hashing::TreeStore& tree() { return tree_; }
   const hashing::TreeStore& tree() const { return tree_; }

@@ -21,6 +21,10 @@ struct StateLayout {
   uint32_t num_nodes = 0;
   uint32_t num_arcs = 0;
   uint32_t num_fixed = 0;  // constant ids >= num_fixed are fresh (renamable)
+  // Per arc, the node it leaves (may be empty: unknown). Only a hint, for
+  // laying out state stores: steps of a node change its DB and its
+  // outgoing channels together.
+  std::vector<uint32_t> arc_from;
   uint32_t fact_words(Word pred) const { return 1 + arity[pred]; }
 };
 

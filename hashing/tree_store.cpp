@@ -133,10 +133,23 @@ uint32_t* scratch_tree(size_t n) {
 }  // namespace
 
 TreeStore::TreeStore(uint32_t parts, size_t initial_nodes, size_t initial_leaves)
+    : TreeStore(parts, {}, initial_nodes, initial_leaves) {}
+
+TreeStore::TreeStore(uint32_t parts, std::span<const uint32_t> position, size_t initial_nodes, size_t initial_leaves)
     : parts_(parts),
       node_table_(tree_detail::IdTable::capacity_for(initial_nodes)),
       leaf_table_(tree_detail::IdTable::capacity_for(initial_leaves)) {
   if (parts == 0 || parts > (1u << 30)) throw std::invalid_argument("TreeStore: parts must be in [1, 2^30]");
+  if (position.empty()) {
+    position_.resize(parts);
+    for (uint32_t p = 0; p < parts; ++p) position_[p] = p;
+  } else {
+    std::vector<char> taken(parts, 0);
+    for (uint32_t q : position)
+      if (position.size() != parts || q >= parts || taken[q]++)
+        throw std::invalid_argument("TreeStore: leaf positions are not a permutation of the parts");
+    position_.assign(position.begin(), position.end());
+  }
   // The shape: ranges split at the middle (the left half one longer), internal positions in post-order.
   kids_.reserve(parts - 1);
   auto build = [&](auto& self, uint32_t lo, uint32_t hi) -> uint32_t {
@@ -148,6 +161,11 @@ TreeStore::TreeStore(uint32_t parts, size_t initial_nodes, size_t initial_leaves
     return parts_ + static_cast<uint32_t>(kids_.size()) - 1;
   };
   build(build, 0, parts);
+  parent_.assign(tree_size(), 0);
+  for (uint32_t j = parts_; j < tree_size(); ++j) {
+    parent_[kids_[j - parts_].first] = j;
+    parent_[kids_[j - parts_].second] = j;
+  }
   pairs_.cover(node_table_.limit());
   leaf_offsets_.cover(leaf_table_.limit());
 }
@@ -198,7 +216,8 @@ uint32_t TreeStore::intern(const SegmentedEncoding& s, uint32_t* tree) {
 
 uint32_t TreeStore::intern(std::string_view bytes, const uint32_t* begin, uint32_t* tree) {
   uint32_t* t = tree ? tree : scratch_tree(tree_size());
-  for (uint32_t p = 0; p < parts_; ++p) t[p] = intern_leaf(bytes.substr(begin[p], begin[p + 1] - begin[p]));
+  for (uint32_t p = 0; p < parts_; ++p)
+    t[position_[p]] = intern_leaf(bytes.substr(begin[p], begin[p + 1] - begin[p]));
   for (uint32_t j = parts_; j < tree_size(); ++j) {
     const auto [l, r] = kids_[j - parts_];
     t[j] = intern_node(t[l], t[r]);
@@ -209,32 +228,28 @@ uint32_t TreeStore::intern(std::string_view bytes, const uint32_t* begin, uint32
 uint32_t TreeStore::intern_patched(const uint32_t* base, std::span<const Part> changed, uint32_t* tree) {
   uint32_t* t = tree ? tree : scratch_tree(tree_size());
   if (t != base) std::copy(base, base + tree_size(), t);
-  // One bit per position whose id changed (`base` may be `t`, so the old
-  // ids cannot be compared afterwards). A part listed twice, or changed
-  // back, may be flagged without having changed: its nodes are then looked
-  // up again, find their old ids and stay unflagged.
-  thread_local std::vector<uint64_t> moved;
-  moved.assign((tree_size() + 63) / 64, 0);
-  auto flag = [&](uint32_t pos) { moved[pos >> 6] |= uint64_t{1} << (pos & 63); };
-  auto flagged = [&](uint32_t pos) { return (moved[pos >> 6] >> (pos & 63)) & 1u; };
-  bool any = false;
+  // The internal positions above the leaves whose id changed, recomputed
+  // children first (positions are in post-order). A part listed twice, or
+  // changed back, may leave a node's children as they were: looking it up
+  // again finds its old id.
+  thread_local std::vector<uint32_t> dirty;
+  dirty.clear();
   for (const Part& c : changed) {
     if (c.part >= parts_) throw std::out_of_range("TreeStore::intern_patched: no such part");
-    const uint32_t id = intern_leaf(c.bytes);
-    if (id == t[c.part]) continue;
-    t[c.part] = id;
-    flag(c.part);
-    any = true;
+    const uint32_t id = intern_leaf(c.bytes), pos = position_[c.part];
+    if (id == t[pos]) continue;
+    t[pos] = id;
+    for (uint32_t j = pos; j != root_position();) {
+      j = parent_[j];
+      dirty.push_back(j);
+    }
   }
-  if (!any) return t[root_position()];
-  // Children first: a node whose children kept their ids keeps its own.
-  for (uint32_t j = parts_; j < tree_size(); ++j) {
+  std::sort(dirty.begin(), dirty.end());
+  for (size_t i = 0; i < dirty.size(); ++i) {
+    const uint32_t j = dirty[i];
+    if (i > 0 && dirty[i - 1] == j) continue;
     const auto [l, r] = kids_[j - parts_];
-    if (!flagged(l) && !flagged(r)) continue;
-    const uint32_t id = intern_node(t[l], t[r]);
-    if (id == t[j]) continue;
-    t[j] = id;
-    flag(j);
+    t[j] = intern_node(t[l], t[r]);
   }
   return t[root_position()];
 }
@@ -271,8 +286,12 @@ void TreeStore::tree_of(uint32_t root, uint32_t* tree) const {
 void TreeStore::materialize(uint32_t root, std::string& out) const {
   uint32_t* t = scratch_tree(tree_size());
   tree_of(root, t);
+  materialize_tree(t, out);
+}
+
+void TreeStore::materialize_tree(const uint32_t* tree, std::string& out) const {
   out.clear();
-  for (uint32_t p = 0; p < parts_; ++p) out.append(leaf(t[p]));
+  for (uint32_t p = 0; p < parts_; ++p) out.append(leaf(tree[position_[p]]));
 }
 
 void TreeStore::materialize(uint32_t root, SegmentedEncoding& out) const {
@@ -282,7 +301,7 @@ void TreeStore::materialize(uint32_t root, SegmentedEncoding& out) const {
   out.begin.resize(size_t{parts_} + 1);
   for (uint32_t p = 0; p < parts_; ++p) {
     out.begin[p] = static_cast<uint32_t>(out.bytes.size());
-    out.bytes.append(leaf(t[p]));
+    out.bytes.append(leaf(t[position_[p]]));
   }
   out.begin[parts_] = static_cast<uint32_t>(out.bytes.size());
 }

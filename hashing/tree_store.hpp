@@ -10,7 +10,8 @@
 //
 // Shape. For P parts the tree is the same for every state: the part range
 // [0, P) split recursively, the left half taking the middle part of an odd
-// range. Positions: leaves 0..P-1 (part p at position p), internal nodes
+// range. Positions: leaves 0..P-1 (part p at position p, or at a position
+// the constructor is given), internal nodes
 // P..2P-2 in post-order, so every node's children come before it and the
 // root is position 2P-2. A *tree* (tree_size() = 2P-1 ids) gives the id at
 // every position; callers may keep one to intern a successor incrementally.
@@ -312,13 +313,21 @@ class TreeStore {
   // A store for states of `parts` >= 1 parts, its tables starting with
   // room for about that many nodes and leaves.
   explicit TreeStore(uint32_t parts, size_t initial_nodes = 1 << 12, size_t initial_leaves = 1 << 10);
+  // The same with part p at leaf position position[p] (a permutation of
+  // 0..parts-1; empty: the identity). Parts that steps change together
+  // should be neighbours: an intern_patched then re-interns one path to
+  // the root instead of several.
+  TreeStore(uint32_t parts, std::span<const uint32_t> position, size_t initial_nodes = 1 << 12,
+            size_t initial_leaves = 1 << 10);
   TreeStore(const TreeStore&) = delete;
   TreeStore& operator=(const TreeStore&) = delete;
 
   uint32_t parts() const { return parts_; }
-  // Ids per tree: leaves at positions [0, parts), nodes after, the root last.
+  // Ids per tree: leaves at positions [0, parts) (part p at position(p)),
+  // nodes after, the root last.
   uint32_t tree_size() const { return 2 * parts_ - 1; }
   uint32_t root_position() const { return 2 * parts_ - 2; }
+  uint32_t position(uint32_t part) const { return position_[part]; }
   // The child positions of internal position j (parts() <= j < tree_size()).
   std::pair<uint32_t, uint32_t> children(uint32_t j) const { return kids_[j - parts_]; }
 
@@ -347,6 +356,8 @@ class TreeStore {
   void tree_of(uint32_t root, uint32_t* tree) const;
   void materialize(uint32_t root, std::string& out) const;  // == encode() of the state
   void materialize(uint32_t root, SegmentedEncoding& out) const;
+  // The same from a tree (tree_of's result): no pair reads.
+  void materialize_tree(const uint32_t* tree, std::string& out) const;
   std::string_view leaf(uint32_t id) const;
   std::pair<uint32_t, uint32_t> node(uint32_t id) const {
     const uint64_t p = pairs_[id];
@@ -385,7 +396,9 @@ class TreeStore {
   void resize_leaves(size_t capacity);
 
   uint32_t parts_;
+  std::vector<uint32_t> position_;                   // per part: its leaf position
   std::vector<std::pair<uint32_t, uint32_t>> kids_;  // per internal position
+  std::vector<uint32_t> parent_;                     // per position but the root
   tree_detail::IdTable node_table_, leaf_table_;
   tree_detail::SegmentedArray<uint64_t, 16> pairs_{kUnset};        // node id -> left << 32 | right
   tree_detail::SegmentedArray<uint64_t, 12> leaf_offsets_{kUnset};  // leaf id -> record offset in arena_

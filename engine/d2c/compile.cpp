@@ -173,6 +173,7 @@ CompiledModel compile(const model::Model& m) {
   for (const auto& p : m.preds) cm.layout.arity.push_back(p.arity);
   cm.layout.num_nodes = static_cast<uint32_t>(m.network.num_nodes());
   cm.layout.num_arcs = static_cast<uint32_t>(m.network.num_arcs());
+  for (const auto& arc : m.network.arcs()) cm.layout.arc_from.push_back(static_cast<uint32_t>(arc.src));
   cm.layout.num_fixed = static_cast<uint32_t>(m.constants.size());
   for (const auto& r : m.rules) cm.rules.push_back(plan_rule(m, r));
   for (const auto& c : m.components) cm.components.push_back({c.choice_rules, c.rules, c.recursive});

@@ -18,6 +18,14 @@ using ddsmc::hashing::TreeStoreFull;
 
 namespace {
 
+// Three parts: one node, two arcs.
+ddsmc::hashing::StateLayout layout3() {
+  ddsmc::hashing::StateLayout l;
+  l.num_nodes = 1;
+  l.num_arcs = 2;
+  return l;
+}
+
 // State i of a family with much sharing: 3 parts, the first two drawn from
 // few values.
 SegmentedEncoding state(uint32_t i) {
@@ -42,9 +50,32 @@ uint32_t intern(StateStore& store, const SegmentedEncoding& s) {
 
 }  // namespace
 
+TEST(StateStore, LeafPositionsPutEachNodeBesideItsOutgoingChannels) {
+  ddsmc::hashing::StateLayout l;
+  l.num_nodes = 3;
+  l.num_arcs = 4;
+  l.arc_from = {2, 0, 2, 1};  // parts 3..6
+  // Positions: node 0, arc 1 (part 4), node 1, arc 3 (part 6), node 2, arcs 0 and 2 (parts 3, 5).
+  EXPECT_EQ(StateStore::leaf_positions(l), (std::vector<uint32_t>{0, 2, 4, 5, 1, 6, 3}));
+  l.arc_from.clear();
+  EXPECT_TRUE(StateStore::leaf_positions(l).empty());  // unknown: the identity
+  // Whatever the positions, bytes read back are the encoding.
+  l.arc_from = {2, 0, 2, 1};
+  StateStore store(l);
+  SegmentedEncoding s;
+  for (const char* p : {"a", "bb", "", "ccc", "d", "ee", "f"}) {
+    s.begin.push_back(static_cast<uint32_t>(s.bytes.size()));
+    s.bytes += p;
+  }
+  s.begin.push_back(static_cast<uint32_t>(s.bytes.size()));
+  std::string back;
+  store.tree().materialize(intern(store, s), back);
+  EXPECT_EQ(back, s.bytes);
+}
+
 TEST(StateStore, ThreadsAgreeOnOneReferencePerState) {
   constexpr uint32_t kStates = 20000, kThreads = 4;
-  StateStore store(3, 1 << 16);
+  StateStore store(layout3(), 1 << 16);
   // Roots first (the tree's own races are TreeStore's tests), then the race on claims.
   std::vector<uint32_t> roots(kStates);
   for (uint32_t i = 0; i < kStates; ++i) roots[i] = intern(store, state(i));
@@ -74,7 +105,7 @@ TEST(StateStore, ThreadsAgreeOnOneReferencePerState) {
 }
 
 TEST(StateStore, EqualStatesShareAReference) {
-  StateStore store(3);
+  StateStore store(layout3());
   const uint32_t a = intern(store, state(12)), b = intern(store, state(12)), c = intern(store, state(13));
   EXPECT_EQ(a, b);
   EXPECT_NE(a, c);
@@ -88,7 +119,7 @@ TEST(StateStore, EqualStatesShareAReference) {
 }
 
 TEST(StateStore, AFailedClaimIsWithdrawn) {
-  StateStore store(3);
+  StateStore store(layout3());
   const uint32_t r = intern(store, state(4));
   EXPECT_THROW(store.find_or_claim(r, []() -> uint32_t { throw std::length_error("x"); }), std::length_error);
   EXPECT_EQ(store.find(r), StateStore::kNoRef);
@@ -98,7 +129,7 @@ TEST(StateStore, AFailedClaimIsWithdrawn) {
 }
 
 TEST(StateStore, GrowthKeepsEveryReference) {
-  StateStore store(3, 64);  // grows many times below
+  StateStore store(layout3(), 64);  // grows many times below
   std::vector<uint32_t> roots;
   for (uint32_t i = 0; i < 5000; ++i) {
     roots.push_back(intern(store, state(i)));

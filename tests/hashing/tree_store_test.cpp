@@ -186,8 +186,15 @@ TEST(TreeStore, EqualBytesIffEqualRootsUnderHeavySharing) {
 
 TEST(TreeStore, PatchedInternEqualsFullIntern) {
   t::Rng rng(9);
+  for (bool permuted : {false, true})
   for (uint32_t parts : {1u, 2u, 5u, 36u, 300u}) {  // 300: a tree of 599 positions
-    TreeStore store(parts);
+    // Parts at their own positions, or at a random permutation of them.
+    std::vector<uint32_t> position;
+    if (permuted) {
+      for (uint32_t p = 0; p < parts; ++p) position.push_back(p);
+      std::shuffle(position.begin(), position.end(), rng);
+    }
+    TreeStore store(parts, position);
     std::vector<std::string> cur(parts);
     for (auto& p : cur) p = random_bytes(rng, 5);
     std::vector<uint32_t> tree(store.tree_size()), out(store.tree_size()), full(store.tree_size());
@@ -216,8 +223,24 @@ TEST(TreeStore, PatchedInternEqualsFullIntern) {
         ASSERT_EQ(tree, full);
       }
       ASSERT_EQ(materialized(store, want), s.bytes);
+      std::string from_tree;
+      store.materialize_tree(full.data(), from_tree);
+      ASSERT_EQ(from_tree, s.bytes);
     }
   }
+}
+
+TEST(TreeStore, LeafPositionsMustBeAPermutation) {
+  EXPECT_THROW(TreeStore(3, std::vector<uint32_t>{0, 1}), std::invalid_argument);
+  EXPECT_THROW(TreeStore(3, std::vector<uint32_t>{0, 1, 1}), std::invalid_argument);
+  EXPECT_THROW(TreeStore(3, std::vector<uint32_t>{0, 1, 3}), std::invalid_argument);
+  TreeStore store(3, std::vector<uint32_t>{2, 0, 1});
+  EXPECT_EQ(store.position(0), 2u);
+  std::vector<uint32_t> tree(store.tree_size());
+  const uint32_t root = store.intern(from_parts({"x", "yy", "zzz"}), tree.data());
+  EXPECT_EQ(store.leaf(tree[2]), "x");  // part 0 at position 2
+  EXPECT_EQ(store.leaf(tree[0]), "yy");
+  EXPECT_EQ(materialized(store, root), "xyyzzz");
 }
 
 TEST(TreeStore, EdgeCasesOfShapeAndParts) {
