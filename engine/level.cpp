@@ -17,8 +17,9 @@ void Level::expand(StateId source, Expander& expander, Edges& out, uint32_t work
   expander.expand(graph_.root(source), [&](const Candidate& c) {
     const uint64_t key = uint64_t{source} << 32 | ordinal++;
     auto made = [&]() -> uint32_t {
-      NewState n{c.root, c.violating, key, std::vector<uint64_t>(graph_.label_words())};
-      graph_.labels_of(*c.state, system_, n.labels.data());
+      NewState n{c.root, c.violating, key, 0, nullptr};
+      if (graph_.label_words() > 1) n.more_labels = std::make_unique<uint64_t[]>(graph_.label_words());
+      graph_.labels_of(*c.state, system_, n.more_labels ? n.more_labels.get() : &n.label);
       auto it = new_.push_back(std::move(n));
       const auto index = static_cast<uint64_t>(it - new_.begin());
       // (kProvisional | index stays below the store's reserved references)
@@ -87,7 +88,7 @@ Level::Outcome Level::finish(std::vector<Edges*>& workers, uint64_t room, bool s
   parallel_for(size_t{0}, keep, 256, [&](const tbb::blocked_range<size_t>& r) {
     for (size_t i = r.begin(); i < r.end(); ++i) {
       const NewState& n = new_[order[i]];
-      graph_.fill_state(base + static_cast<StateId>(i), n.root, static_cast<StateId>(n.key >> 32), n.labels.data());
+      graph_.fill_state(base + static_cast<StateId>(i), n.root, static_cast<StateId>(n.key >> 32), n.labels());
       store_.bind(n.root, base + static_cast<StateId>(i));
     }
   });

@@ -18,6 +18,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -68,11 +69,14 @@ class Level {
   Outcome finish(std::vector<Edges*>& workers, uint64_t room, bool stop_at_violation);
 
  private:
+  // 32 bytes while the graph's labels fit in one word (64 nodes and arcs).
   struct NewState {
-    uint32_t root = 0;             // in the store
+    uint32_t root = 0;  // in the store
     bool violating = false;
-    uint64_t key = 0;              // least discovery key; lowered to a min with atomic_ref
-    std::vector<uint64_t> labels;  // StateGraph::labels_of
+    uint64_t key = 0;   // least discovery key; lowered to a min with atomic_ref
+    uint64_t label = 0; // StateGraph::labels_of, if one word
+    std::unique_ptr<uint64_t[]> more_labels;  // else all of them
+    const uint64_t* labels() const { return more_labels ? more_labels.get() : &label; }
   };
   struct Span {  // the edges of one source in one worker's buffer
     uint32_t worker = 0;
