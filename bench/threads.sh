@@ -1,21 +1,24 @@
 #!/usr/bin/env bash
-# Thread scaling of `ddsmc check`: flooding (always-total) on ring:6..10 and
-# leader election on ring:3, at each thread count, several repetitions.
-# Writes OUTDIR/threads.csv (one row per run) and OUTDIR/threads.png (left:
-# speedup = median seconds at 1 thread / median seconds at T threads, per
-# network; right: median seconds, min..max over repetitions as error bars),
-# and prints the medians. Exits 1, loudly, if states or transitions differ
+# Thread scaling of `ddsmc check`: flooding (always-total) on ring:6..10 (or
+# up to --max-ring) and leader election on ring:3, at each thread count,
+# several repetitions. Writes OUTDIR/threads.csv (one row per run) and
+# OUTDIR/threads.png (left: speedup = median wall seconds of the whole check
+# at 1 thread / at T threads, per network; middle: median wall seconds,
+# min..max over repetitions as error bars; right: peak RSS per state), and
+# prints the medians (exploration and whole check, B/state, peak RSS). Exits 1, loudly, if states or transitions differ
 # between runs of one network (the exploration is exact at every thread
 # count); the CSV is written anyway.
 #
-# Usage: bench/threads.sh [--quick] [--reps N] [--threads 1,2] [BUILD_DIR [OUTDIR]]
+# Usage: bench/threads.sh [--quick] [--reps N] [--threads 1,2] [--max-ring N] [BUILD_DIR [OUTDIR]]
 #   BUILD_DIR  default build (runs BUILD_DIR/ddsmc)
 #   OUTDIR     default BUILD_DIR/bench-threads
 #   --quick    flooding ring:5..7 only, 1 repetition (well under a minute)
 #   --reps N   repetitions per (network, threads), default 3
 #   --threads  thread counts, comma-separated, default 1,2 (1 must be among them)
-# Seconds are the exploration time ddsmc reports (stats.seconds). Timing is
-# wall clock: run it on an otherwise idle machine. The plot needs python3's
+#   --max-ring largest flooding ring, default 10 (11 takes minutes per run)
+# `seconds` is the exploration time ddsmc reports (stats.seconds),
+# `wall_seconds` the whole check (load, exploration, analysis, report).
+# Timing is wall clock: run it on an otherwise idle machine. The plot needs python3's
 # matplotlib (Debian python3-matplotlib, installed by scripts/setup); without
 # it the CSV is still written and the script says it skipped the plot.
 set -euo pipefail
@@ -24,6 +27,7 @@ cd "$(dirname "$0")/.."
 quick=0
 reps=3
 threads=1,2
+max_ring=10
 positional=()
 while [ $# -gt 0 ]; do
   case $1 in
@@ -32,6 +36,8 @@ while [ $# -gt 0 ]; do
     --reps=*) reps=${1#--reps=} ;;
     --threads) threads=${2:?--threads takes a list}; shift ;;
     --threads=*) threads=${1#--threads=} ;;
+    --max-ring) max_ring=${2:?--max-ring takes a number}; shift ;;
+    --max-ring=*) max_ring=${1#--max-ring=} ;;
     -h|--help) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
     -*) echo "threads.sh: unknown option $1" >&2; exit 2 ;;
     *) positional+=("$1") ;;
@@ -44,6 +50,7 @@ out=${positional[1]:-$build/bench-threads}
 bin=$build/ddsmc
 [ -x "$bin" ] || { echo "threads.sh: no $bin: run scripts/build first" >&2; exit 2; }
 [[ $reps =~ ^[1-9][0-9]*$ ]] || { echo "threads.sh: --reps takes a positive number" >&2; exit 2; }
+[[ $max_ring =~ ^[1-9][0-9]*$ ]] || { echo "threads.sh: --max-ring takes a positive number" >&2; exit 2; }
 IFS=, read -r -a thread_list <<< "$threads"
 for t in "${thread_list[@]}"; do
   [[ $t =~ ^[1-9][0-9]*$ ]] || { echo "threads.sh: bad thread count '$t'" >&2; exit 2; }
@@ -56,7 +63,7 @@ if [ "$quick" = 1 ]; then
   reps=1
   for n in 5 6 7; do runs+=("examples/flooding.d2c|ring:$n|always-total"); done
 else
-  for n in 6 7 8 9 10; do runs+=("examples/flooding.d2c|ring:$n|always-total"); done
+  for n in $(seq 6 "$max_ring"); do runs+=("examples/flooding.d2c|ring:$n|always-total"); done
   runs+=("examples/leader_election.d2c|ring:3|always-total")
 fi
 
@@ -64,7 +71,7 @@ mkdir -p "$out"
 csv=$out/threads.csv
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-echo "model,network,threads,rep,states,transitions,seconds,bytes_per_state,peak_rss_mib" > "$csv"
+echo "model,network,threads,rep,states,transitions,seconds,wall_seconds,bytes_per_state,peak_rss_mib" > "$csv"
 
 for spec in "${runs[@]}"; do
   IFS='|' read -r model net prop <<< "$spec"
@@ -75,26 +82,29 @@ for spec in "${runs[@]}"; do
     for t in "${thread_list[@]}"; do
       json=$tmp/run.json
       rm -f "$json"
+      t0=$(date +%s.%N)
       "$bin" check "$model" --network "$net" --property "$prop" --threads "$t" --json "$json" \
         > "$tmp/stdout" 2> "$tmp/stderr" || true  # the exit code carries the verdict
+      t1=$(date +%s.%N)
       if [ ! -s "$json" ]; then
         echo "threads.sh: $name $net --threads $t wrote no JSON; its stderr:" >&2
         cat "$tmp/stderr" >&2
         exit 1
       fi
-      python3 - "$json" "$name" "$net" "$t" "$rep" >> "$csv" <<'PY'
+      python3 - "$json" "$name" "$net" "$t" "$rep" "$t0" "$t1" >> "$csv" <<'PY'
 import json, sys
-path, name, net, t, rep = sys.argv[1:]
+path, name, net, t, rep, t0, t1 = sys.argv[1:]
+wall = float(t1) - float(t0)
 d = json.load(open(path))
 s = d["stats"]
 if not d.get("complete", True):
     sys.exit(f"threads.sh: {name} {net} --threads {t}: exploration incomplete ({d.get('incomplete_reason')})")
 if s["threads"] != int(t):
     sys.exit(f"threads.sh: {name} {net}: asked for {t} threads, the report says {s['threads']}")
-print(f"{name},{net},{t},{rep},{d['states']},{d['transitions']},{s['seconds']:.4f},"
+print(f"{name},{net},{t},{rep},{d['states']},{d['transitions']},{s['seconds']:.4f},{wall:.4f},"
       f"{s['bytes_per_state']:.2f},{s['peak_rss_bytes'] / 2**20:.1f}")
 PY
-      tail -n 1 "$csv" | awk -F, '{printf "%-16s %-8s threads %-3s rep %-2s states %10s  transitions %11s  %8.2f s  %6.1f B/state  rss %7.1f MiB\n", $1, $2, $3, $4, $5, $6, $7, $8, $9}'
+      tail -n 1 "$csv" | awk -F, '{printf "%-16s %-8s threads %-3s rep %-2s states %10s  transitions %11s  %8.2f s explore  %8.2f s all  %6.1f B/state  rss %7.1f MiB\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10}'
     done
   done
 done
@@ -117,13 +127,20 @@ from collections import defaultdict
 path, png = sys.argv[1], sys.argv[2]
 rows = list(csv.DictReader(open(path)))
 networks = []  # (model, network) in run order
-times = defaultdict(list)  # (model, network, threads) -> seconds
+explore = defaultdict(list)  # (model, network, threads) -> exploration seconds
+wall = defaultdict(list)     # (model, network, threads) -> whole-check seconds
+rss = defaultdict(list)      # (model, network, threads) -> peak RSS bytes per state
+accounted = defaultdict(list)  # (model, network, threads) -> bytes_per_state of the report
 counts = defaultdict(lambda: defaultdict(set))  # (model, network) -> (states, transitions) -> {threads}
 for r in rows:
     key = (r["model"], r["network"])
     if key not in networks:
         networks.append(key)
-    times[key + (int(r["threads"]),)].append(float(r["seconds"]))
+    k = key + (int(r["threads"]),)
+    explore[k].append(float(r["seconds"]))
+    wall[k].append(float(r["wall_seconds"]))
+    rss[k].append(float(r["peak_rss_mib"]) * 2**20 / int(r["states"]))
+    accounted[k].append(float(r["bytes_per_state"]))
     counts[key][(int(r["states"]), int(r["transitions"]))].add(int(r["threads"]))
 thread_counts = sorted({int(r["threads"]) for r in rows})
 
@@ -139,17 +156,22 @@ if bad:
     print("!" * 72, file=sys.stderr)
     sys.exit(1)
 
-median = {k: statistics.median(v) for k, v in times.items()}
+med = lambda d: {k: statistics.median(v) for k, v in d.items()}
+mexp, mwall, mrss, macc = med(explore), med(wall), med(rss), med(accounted)
 print(f"\n{'model':<16} {'network':<8} {'states':>10} " +
-      " ".join(f"{f'{t} thr s':>9} {'speedup':>7}" for t in thread_counts))
+      " ".join(f"{f'{t}t explore':>11} {f'{t}t all':>8} {'speedup':>7} {'B/state':>7} {'RSS/st':>6}"
+               for t in thread_counts))
 for model, net in networks:
     states = next(iter(counts[(model, net)]))[0]
-    base = median[(model, net, 1)]
+    base = mwall[(model, net, 1)]
     cells = []
     for t in thread_counts:
-        m = median[(model, net, t)]
-        cells.append(f"{m:9.2f} {base / m if m > 0 else float('nan'):7.2f}")
+        k = (model, net, t)
+        sp = base / mwall[k] if mwall[k] > 0 else float("nan")
+        cells.append(f"{mexp[k]:11.2f} {mwall[k]:8.2f} {sp:7.2f} {macc[k]:7.1f} {mrss[k]:6.0f}")
     print(f"{model:<16} {net:<8} {states:>10} " + " ".join(cells))
+print("speedup: whole check at 1 thread / at T; B/state: the report's accounted bytes; "
+      "RSS/st: peak RSS / states (includes the fixed ~10 MiB of the process)")
 print(f"states and transitions identical across thread counts for all {len(networks)} networks")
 
 try:
@@ -163,34 +185,43 @@ except ImportError:
 
 labels = [f"{model}\n{net}" for model, net in networks]
 x = list(range(len(networks)))
-fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5))
+fig, (left, mid, right) = plt.subplots(1, 3, figsize=(17, 4.5))
 others = [t for t in thread_counts if t != 1]
 width = 0.8 / max(1, len(others))
 for i, t in enumerate(others):
-    sp = [median[(m, n, 1)] / median[(m, n, t)] if median[(m, n, t)] > 0 else 0 for m, n in networks]
+    sp = [mwall[(m, n, 1)] / mwall[(m, n, t)] if mwall[(m, n, t)] > 0 else 0 for m, n in networks]
     bars = left.bar([xi + (i - (len(others) - 1) / 2) * width for xi in x], sp, width, label=f"{t} threads")
     left.bar_label(bars, fmt="%.2f", fontsize=8)
     left.axhline(t, color=bars.patches[0].get_facecolor(), linestyle=":", linewidth=1)
 left.axhline(1, color="gray", linewidth=0.8)
 left.set_xticks(x, labels, fontsize=8)
 left.set_ylabel("speedup (median s at 1 thread / at T)")
-left.set_title("speedup over 1 thread (dotted: ideal)")
+left.set_title("speedup of the whole check (dotted: ideal)")
 if others:
     left.legend(fontsize=8)
 width = 0.8 / len(thread_counts)
 for i, t in enumerate(thread_counts):
-    meds = [median[(m, n, t)] for m, n in networks]
-    lo = [med - min(times[(m, n, t)]) for med, (m, n) in zip(meds, networks)]
-    hi = [max(times[(m, n, t)]) - med for med, (m, n) in zip(meds, networks)]
-    bars = right.bar([xi + (i - (len(thread_counts) - 1) / 2) * width for xi in x], meds, width,
-                     yerr=[lo, hi], capsize=2, label=f"{t} thread{'s' if t > 1 else ''}")
-    right.bar_label(bars, fmt="%.3g", fontsize=7, padding=2)
+    meds = [mwall[(m, n, t)] for m, n in networks]
+    lo = [md - min(wall[(m, n, t)]) for md, (m, n) in zip(meds, networks)]
+    hi = [max(wall[(m, n, t)]) - md for md, (m, n) in zip(meds, networks)]
+    bars = mid.bar([xi + (i - (len(thread_counts) - 1) / 2) * width for xi in x], meds, width,
+                   yerr=[lo, hi], capsize=2, label=f"{t} thread{'s' if t > 1 else ''}")
+    mid.bar_label(bars, fmt="%.3g", fontsize=7, padding=2)
+mid.set_yscale("log")
+mid.set_xticks(x, labels, fontsize=8)
+mid.set_ylabel("seconds of the whole check (median, min..max)")
+mid.set_title("seconds")
+mid.legend(fontsize=8)
+for i, t in enumerate(thread_counts):
+    bars = right.bar([xi + (i - (len(thread_counts) - 1) / 2) * width for xi in x],
+                     [mrss[(m, n, t)] for m, n in networks], width, label=f"{t} thread{'s' if t > 1 else ''}")
+    right.bar_label(bars, fmt="%.0f", fontsize=7, padding=2)
 right.set_yscale("log")
 right.set_xticks(x, labels, fontsize=8)
-right.set_ylabel("exploration seconds (median, min..max)")
-right.set_title("seconds")
+right.set_ylabel("peak RSS / states (bytes)")
+right.set_title("memory per state (small models: the process's fixed size)")
 right.legend(fontsize=8)
-reps = max(len(v) for v in times.values())
+reps = max(len(v) for v in wall.values())
 fig.suptitle(f"ddsmc check --threads T, {reps} repetition{'s' if reps > 1 else ''} each")
 fig.tight_layout()
 fig.savefig(png, dpi=120)
