@@ -1,6 +1,7 @@
 #include "engine/edge_store.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <stdexcept>
 
 namespace ddsmc::engine {
@@ -17,29 +18,34 @@ void write_varint(uint8_t*& p, uint64_t v) {
   *p++ = static_cast<uint8_t>(v);
 }
 
-// The two numbers of an edge, as read_edge() reads them back.
-uint64_t target_code(StateId base, bool first, StateId target) {
-  if (!first) {
-    if (target < base) throw std::logic_error("edge row not sorted by target");
-    return target - base;
+// The number an edge is coded as, read_edge() reading it back.
+uint64_t edge_number(StateId base, bool first, const Edge& e, uint32_t num_arcs, unsigned bits) {
+  uint64_t delta = 0;
+  if (first) {
+    const int64_t d = int64_t{e.target} - int64_t{base};
+    delta = (static_cast<uint64_t>(d) << 1) ^ static_cast<uint64_t>(d >> 63);  // zigzag, < 2^33
+  } else {
+    if (e.target < base) throw std::logic_error("edge row not sorted by target");
+    delta = e.target - base;
   }
-  const int64_t d = int64_t{target} - int64_t{base};
-  return (static_cast<uint64_t>(d) << 1) ^ static_cast<uint64_t>(d >> 63);  // zigzag
-}
-
-uint64_t label_code(const Edge& e) {
-  const uint64_t arc = e.arc() == kIdleArc ? 0 : uint64_t{e.arc()} + 1;
-  return arc << 1 | (e.stable() ? 1u : 0u);
+  if (e.arc() != kIdleArc && e.arc() >= num_arcs) throw std::logic_error("edge label with an arc past the graph's");
+  const uint32_t code = e.label + 2;  // (arc + 1) << 1 | stable, the idle arc wrapping round to 0
+  return delta << bits | code;        // code < 2^bits <= 2^31: fits
 }
 
 }  // namespace
 
-uint32_t EdgeStore::encoded_size(StateId source, std::span<const Edge> edges) {
+EdgeStore::EdgeStore(uint32_t num_arcs)
+    : num_arcs_(num_arcs), bits_(static_cast<unsigned>(std::bit_width(2 * uint64_t{num_arcs} + 1))) {
+  if (num_arcs >= (uint32_t{1} << 30)) throw std::length_error("2^30 arcs or more: edge labels do not fit the edge code");
+}
+
+uint32_t EdgeStore::encoded_size(StateId source, std::span<const Edge> edges) const {
   uint64_t n = 0;
   StateId base = source;
   bool first = true;
   for (const Edge& e : edges) {
-    n += varint_size(target_code(base, first, e.target)) + varint_size(label_code(e));
+    n += varint_size(edge_number(base, first, e, num_arcs_, bits_));
     base = e.target;
     first = false;
   }
@@ -84,13 +90,12 @@ void EdgeStore::encode(StateId source, std::span<const Edge> edges) {
   write_row(source, edges, b);
 }
 
-uint8_t* EdgeStore::write_row(StateId source, std::span<const Edge> edges, uint8_t* out) {
+uint8_t* EdgeStore::write_row(StateId source, std::span<const Edge> edges, uint8_t* out) const {
   StateId base = source;
   bool first = true;
-  for (const Edge& x : edges) {
-    write_varint(out, target_code(base, first, x.target));
-    write_varint(out, label_code(x));
-    base = x.target;
+  for (const Edge& e : edges) {
+    write_varint(out, edge_number(base, first, e, num_arcs_, bits_));
+    base = e.target;
     first = false;
   }
   return out;

@@ -1,11 +1,12 @@
 // The edges of the state graph, compressed (docs/engine.md §8): compressed
 // sparse rows whose rows are byte strings. Per source one 8-byte offset (a
-// row ends where the next one begins), and per edge two LEB128 varints:
-//   - the target as a delta: from the source id for a row's first edge
-//     (zigzag: it may point backwards), from the previous target after it
-//     (a row is sorted by target, so >= 0);
-//   - the label as (arc + 1) << 1 | stable, the idle arc as arc + 1 = 0.
-// Rows are decoded on the fly, forwards only.
+// row ends where the next one begins), and per edge one LEB128 varint,
+//   target delta << L | label code,
+// where the target delta is taken from the source id for a row's first
+// edge (zigzag: it may point backwards) and from the previous target after
+// it (a row is sorted by target, so >= 0), and the label code is
+// (arc + 1) << 1 | stable, the idle arc as arc + 1 = 0, in L bits: just
+// enough for the graph's arcs. Rows are decoded on the fly, forwards only.
 //
 // Writing is the two-phase bulk scheme of StateGraph: add() makes room for
 // a batch of rows, one sequential call, all or nothing; then encode() fills
@@ -47,24 +48,28 @@ struct Edge {
 namespace edge_code {
 
 inline uint64_t read_varint(const uint8_t*& p) {
-  uint64_t v = *p++;
-  if (v < 0x80) return v;
-  v &= 0x7f;
+  uint64_t b = *p++;
+  if (b < 0x80) return b;
+  uint64_t v = b & 0x7f;
   for (unsigned shift = 7;; shift += 7) {
-    const uint64_t b = *p++;
+    b = *p++;
     v |= (b & 0x7f) << shift;
     if (b < 0x80) return v;
   }
 }
 
 // Decodes one edge at p (advancing it): `base` is the source id for a
-// row's first edge (then `first`), else the previous target.
-inline Edge read_edge(const uint8_t*& p, StateId base, bool first) {
-  const uint64_t d = read_varint(p);
+// row's first edge (then `first`), else the previous target; labels take
+// `bits` bits. The label code is Edge::label + 2 (mod 2^32): the idle
+// arc's packed labels wrap round to codes 0 and 1.
+inline Edge read_edge(const uint8_t*& p, StateId base, bool first, unsigned bits) {
+  const uint64_t v = read_varint(p);
+  const uint64_t d = v >> bits;
   const uint64_t delta = first ? (d >> 1) ^ (0 - (d & 1)) : d;  // zigzag back to two's complement
-  const auto code = static_cast<uint32_t>(read_varint(p));
-  const uint32_t arc = code >> 1;
-  return Edge(static_cast<StateId>(base + delta), arc == 0 ? kIdleArc : arc - 1, code & 1u);
+  Edge e;
+  e.target = static_cast<StateId>(base + delta);
+  e.label = static_cast<uint32_t>(v & ((uint64_t{1} << bits) - 1)) - 2;
+  return e;
 }
 
 }  // namespace edge_code
@@ -92,7 +97,7 @@ class EdgeStore {
       Edge operator*() const { return edge_; }
       iterator& operator++() {
         at_ = next_;
-        if (at_ != end_) edge_ = edge_code::read_edge(next_, edge_.target, false);
+        if (at_ != end_) edge_ = edge_code::read_edge(next_, edge_.target, false, bits_);
         return *this;
       }
       iterator operator++(int) {
@@ -104,18 +109,22 @@ class EdgeStore {
 
      private:
       friend class Row;
-      iterator(const uint8_t* at, const uint8_t* end, StateId source) : at_(at), next_(at), end_(end) {
-        if (at_ != end_) edge_ = edge_code::read_edge(next_, source, true);
+      iterator(const uint8_t* at, const uint8_t* end, StateId source, unsigned bits)
+          : at_(at), next_(at), end_(end), bits_(bits) {
+        if (at_ != end_) edge_ = edge_code::read_edge(next_, source, true, bits_);
       }
       const uint8_t* at_ = nullptr;    // the current edge's bytes (end_: past the last)
       const uint8_t* next_ = nullptr;  // the next edge's bytes
       const uint8_t* end_ = nullptr;
+      unsigned bits_ = 0;
       Edge edge_;
     };
     Row() = default;
-    Row(const uint8_t* begin, const uint8_t* end, StateId source) : begin_(begin), end_(end), source_(source) {}
-    iterator begin() const { return {begin_, end_, source_}; }
-    iterator end() const { return {end_, end_, source_}; }
+    // The row of `source` coded in [begin, end) with labels of `bits` bits.
+    Row(const uint8_t* begin, const uint8_t* end, StateId source, unsigned bits)
+        : begin_(begin), end_(end), source_(source), bits_(bits) {}
+    iterator begin() const { return {begin_, end_, source_, bits_}; }
+    iterator end() const { return {end_, end_, source_, bits_}; }
     bool empty() const { return begin_ == end_; }
     size_t bytes() const { return static_cast<size_t>(end_ - begin_); }
 
@@ -123,14 +132,21 @@ class EdgeStore {
     const uint8_t* begin_ = nullptr;
     const uint8_t* end_ = nullptr;
     StateId source_ = 0;
+    unsigned bits_ = 0;
   };
 
-  // The bytes encode() writes for this row (sorted by target, else
-  // std::logic_error); throws std::length_error past 4 GiB.
-  static uint32_t encoded_size(StateId source, std::span<const Edge> edges);
+  // For edges whose arcs are below num_arcs (or idle); std::length_error
+  // from 2^30 arcs on.
+  explicit EdgeStore(uint32_t num_arcs);
+  unsigned label_bits() const { return bits_; }
+
+  // The bytes encode() writes for this row (sorted by target, and arcs
+  // within the graph's, else std::logic_error); std::length_error past
+  // 4 GiB.
+  uint32_t encoded_size(StateId source, std::span<const Edge> edges) const;
   // The code itself: writes the row's encoded_size() bytes at `out`, which
-  // Row(out, end, source) reads back; returns the end.
-  static uint8_t* write_row(StateId source, std::span<const Edge> edges, uint8_t* out);
+  // Row(out, end, source, label_bits()) reads back; returns the end.
+  uint8_t* write_row(StateId source, std::span<const Edge> edges, uint8_t* out) const;
 
   // Rows so far: sources 0 .. rows() - 1 have one (maybe empty).
   StateId rows() const { return begin_.size() ? static_cast<StateId>(begin_.size() - 1) : 0; }
@@ -146,7 +162,7 @@ class EdgeStore {
   Row row(StateId source) const {
     if (source >= rows()) return {};
     const auto [b, e] = span_of(source);
-    return {b, e, source};
+    return {b, e, source, bits_};
   }
   // The next edge of a row from `c` on (then advanced), or false at its end.
   bool next(StateId source, EdgeCursor& c, Edge& out) const {
@@ -154,7 +170,7 @@ class EdgeStore {
     const auto [b, e] = span_of(source);
     const uint8_t* p = b + c.offset;
     if (p == e) return false;
-    out = edge_code::read_edge(p, c.offset ? c.previous : source, c.offset == 0);
+    out = edge_code::read_edge(p, c.offset ? c.previous : source, c.offset == 0, bits_);
     c.offset = static_cast<uint32_t>(p - b);
     c.previous = out.target;
     return true;
@@ -189,6 +205,8 @@ class EdgeStore {
     std::unique_ptr<uint8_t[]> data;
     uint64_t capacity = 0, used = 0;
   };
+  uint32_t num_arcs_;
+  unsigned bits_;                  // of a label code: (arc + 1) << 1 | stable < 2^bits_
   std::vector<Chunk> chunks_;
   ChunkedVector<uint64_t> begin_;  // per row its place, then one past the last
 };

@@ -117,7 +117,7 @@ Level::Outcome Level::finish(std::vector<Edges*>& workers, uint64_t room, bool s
         if (it->target & kProvisional) it->target = final_id[it->target & ~kProvisional];
       std::sort(b, e, [](const Edge& x, const Edge& y) { return std::tie(x.target, x.label) < std::tie(y.target, y.label); });
       counts[s - first_] = static_cast<uint32_t>(std::unique(b, e) - b);
-      row_bytes[s - first_] = StateGraph::edge_bytes(s, {b, counts[s - first_]});
+      row_bytes[s - first_] = graph_.edge_bytes(s, {b, counts[s - first_]});
     }
   });
   if (last > first_) graph_.add_edges(first_, counts, row_bytes);

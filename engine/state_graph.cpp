@@ -10,7 +10,8 @@ StateGraph::StateGraph(const hashing::StateLayout& layout)
     : num_nodes_(layout.num_nodes),
       num_arcs_(layout.num_arcs),
       fault_words_((layout.num_nodes + 63) / 64),
-      empty_words_((layout.num_arcs + 63) / 64) {}
+      empty_words_((layout.num_arcs + 63) / 64),
+      edges_(layout.num_arcs) {}
 
 StateId StateGraph::add_state(std::string_view bytes, const hashing::GlobalState& s, StateId parent,
                               const System& system) {

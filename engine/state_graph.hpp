@@ -43,7 +43,7 @@ class StateGraph {
   // sizes[i] = edge_bytes(their edges) bytes; then write_edges() writes
   // each one's edges, sorted by (target, label) and distinct, from any
   // thread (distinct states).
-  static uint32_t edge_bytes(StateId s, std::span<const Edge> edges) { return EdgeStore::encoded_size(s, edges); }
+  uint32_t edge_bytes(StateId s, std::span<const Edge> edges) const { return edges_.encoded_size(s, edges); }
   void add_edges(StateId first, std::span<const uint32_t> counts, std::span<const uint32_t> sizes);
   void write_edges(StateId s, std::span<const Edge> edges) { edges_.encode(s, edges); }
 

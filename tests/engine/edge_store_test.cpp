@@ -28,6 +28,7 @@ using engine::StateId;
 namespace {
 
 constexpr StateId kMaxId = 0xfffffffeu;  // kNoState (2^32 - 1) is never a target
+constexpr uint32_t kMaxArcs = (uint32_t{1} << 30) - 1;  // the most a store takes
 
 void sort_unique(std::vector<Edge>& v) {
   std::sort(v.begin(), v.end(),
@@ -36,9 +37,9 @@ void sort_unique(std::vector<Edge>& v) {
 }
 
 // A random row of `source`: targets near it (both sides), anywhere, at
-// the extremes; arcs small, large and idle; the same target repeated with
-// other labels, and exact duplicates (removed).
-std::vector<Edge> random_row(std::mt19937_64& rng, StateId source, size_t max_edges) {
+// the extremes; arcs (below num_arcs) small, the largest and idle; the same
+// target repeated with other labels, and exact duplicates (removed).
+std::vector<Edge> random_row(std::mt19937_64& rng, StateId source, size_t max_edges, uint32_t num_arcs = kMaxArcs) {
   std::vector<Edge> v;
   const size_t n = rng() % (max_edges + 1);
   for (size_t i = 0; i < n; ++i) {
@@ -51,11 +52,13 @@ std::vector<Edge> random_row(std::mt19937_64& rng, StateId source, size_t max_ed
       case 4: t = v.empty() ? source : v[rng() % v.size()].target; break;  // same target, maybe another label
       default: t = source; break;                                           // self-loop
     }
-    uint32_t arc = 0;
-    switch (rng() % 4) {
-      case 0: arc = kIdleArc; break;
-      case 1: arc = 0x7ffffffeu - static_cast<uint32_t>(rng() % 3); break;  // the largest arcs an Edge holds
-      default: arc = static_cast<uint32_t>(rng() % 200); break;
+    uint32_t arc = kIdleArc;
+    if (num_arcs > 0) {
+      switch (rng() % 4) {
+        case 0: break;
+        case 1: arc = num_arcs - 1 - static_cast<uint32_t>(rng() % std::min<uint32_t>(num_arcs, 3)); break;
+        default: arc = static_cast<uint32_t>(rng() % std::min<uint32_t>(num_arcs, 200)); break;
+      }
     }
     v.emplace_back(t, arc, rng() % 2 == 0);
     if (rng() % 8 == 0) v.push_back(v.back());
@@ -78,15 +81,17 @@ std::vector<Edge> by_cursor(const EdgeStore& s, StateId source) {
 }
 
 void add_row(EdgeStore& s, StateId source, const std::vector<Edge>& edges) {
-  const uint32_t size = EdgeStore::encoded_size(source, edges);
+  const uint32_t size = s.encoded_size(source, edges);
   s.add(source, {&size, 1});
   s.encode(source, edges);
 }
 
 // Rows for sources [first, first + n), some empty, some with many edges.
-std::vector<std::vector<Edge>> random_rows(std::mt19937_64& rng, StateId first, size_t n) {
+std::vector<std::vector<Edge>> random_rows(std::mt19937_64& rng, StateId first, size_t n,
+                                           uint32_t num_arcs = kMaxArcs) {
   std::vector<std::vector<Edge>> rows(n);
-  for (size_t i = 0; i < n; ++i) rows[i] = random_row(rng, first + static_cast<StateId>(i), i % 97 == 0 ? 400 : 12);
+  for (size_t i = 0; i < n; ++i)
+    rows[i] = random_row(rng, first + static_cast<StateId>(i), i % 97 == 0 ? 400 : 12, num_arcs);
   return rows;
 }
 
@@ -94,13 +99,15 @@ std::vector<std::vector<Edge>> random_rows(std::mt19937_64& rng, StateId first, 
 
 TEST(EdgeStore, RoundTripsRandomRows) {
   std::mt19937_64 rng(7);
-  EdgeStore s;
-  const auto rows = random_rows(rng, 0, 4000);
-  for (size_t i = 0; i < rows.size(); ++i) add_row(s, static_cast<StateId>(i), rows[i]);
-  EXPECT_EQ(s.rows(), 4000u);
-  for (size_t i = 0; i < rows.size(); ++i) {
-    ASSERT_EQ(by_range(s, static_cast<StateId>(i)), rows[i]) << "source " << i;
-    ASSERT_EQ(by_cursor(s, static_cast<StateId>(i)), rows[i]) << "source " << i;
+  for (uint32_t arcs : {0u, 1u, 30u, 1000u, kMaxArcs}) {
+    EdgeStore s(arcs);
+    const auto rows = random_rows(rng, 0, 4000, arcs);
+    for (size_t i = 0; i < rows.size(); ++i) add_row(s, static_cast<StateId>(i), rows[i]);
+    EXPECT_EQ(s.rows(), 4000u);
+    for (size_t i = 0; i < rows.size(); ++i) {
+      ASSERT_EQ(by_range(s, static_cast<StateId>(i)), rows[i]) << arcs << " arcs, source " << i;
+      ASSERT_EQ(by_cursor(s, static_cast<StateId>(i)), rows[i]) << arcs << " arcs, source " << i;
+    }
   }
 }
 
@@ -108,12 +115,14 @@ TEST(EdgeStore, CodeRoundTripsAtAnySource) {
   // The store holds an offset per source from 0, so sources near 2^32 are
   // tried on the code alone.
   std::mt19937_64 rng(8);
+  const EdgeStore code(kMaxArcs);
   for (StateId base : {StateId{0}, StateId{1} << 31, kMaxId - 500}) {
     for (StateId src = base; src < base + 500; ++src) {
       const auto row = random_row(rng, src, src % 50 == 0 ? 300 : 12);
-      std::vector<uint8_t> buf(EdgeStore::encoded_size(src, row));
-      ASSERT_EQ(EdgeStore::write_row(src, row, buf.data()), buf.data() + buf.size());
-      const EdgeStore::Row r(buf.data(), buf.data() + buf.size(), src);
+      const uint32_t size = code.encoded_size(src, row);
+      std::vector<uint8_t> buf(size);
+      ASSERT_EQ(code.write_row(src, row, buf.data()), buf.data() + size);
+      const EdgeStore::Row r(buf.data(), buf.data() + size, src, code.label_bits());
       ASSERT_TRUE(std::ranges::equal(r, row)) << "source " << src;
     }
   }
@@ -121,23 +130,35 @@ TEST(EdgeStore, CodeRoundTripsAtAnySource) {
 
 TEST(EdgeStore, ExtremeTargetsAndLabels) {
   // The largest deltas both ways, the idle arc, the largest arc.
-  const std::vector<Edge> down = {Edge(0, kIdleArc, true), Edge(0, 0, false), Edge(kMaxId, 0x7ffffffeu, true)};
+  const std::vector<Edge> down = {Edge(0, 0, false), Edge(0, kIdleArc, true), Edge(kMaxId, kMaxArcs - 1, true)};
   const std::vector<Edge> up = {Edge(kMaxId, kIdleArc, false), Edge(kMaxId, 3, true)};
-  std::vector<uint8_t> buf(EdgeStore::encoded_size(kMaxId, down));
-  EdgeStore::write_row(kMaxId, down, buf.data());
-  EXPECT_TRUE(std::ranges::equal(EdgeStore::Row(buf.data(), buf.data() + buf.size(), kMaxId), down));
-  EdgeStore t;
+  const EdgeStore code(kMaxArcs);
+  EXPECT_EQ(code.label_bits(), 31u);
+  const uint32_t size = code.encoded_size(kMaxId, down);
+  // 64 bits (zigzag 2^33 - 5 over 31 label bits): 10 bytes; delta 0 and
+  // idle: 1 byte; delta 2^32 - 2 and the largest arc, 63 bits: 9 bytes.
+  EXPECT_EQ(size, 10u + 1 + 9);
+  std::vector<uint8_t> buf(size);
+  code.write_row(kMaxId, down, buf.data());
+  EXPECT_TRUE(std::ranges::equal(EdgeStore::Row(buf.data(), buf.data() + size, kMaxId, 31), down));
+  EdgeStore t(kMaxArcs);
   add_row(t, 0, up);
   EXPECT_EQ(by_range(t, 0), up);
   EXPECT_EQ(by_cursor(t, 0), up);
   EXPECT_EQ(by_range(t, 0)[0].arc(), kIdleArc);
-  // A short row is short: a self-loop of arc 5 takes one byte per number.
-  EXPECT_EQ(EdgeStore::encoded_size(9, std::vector<Edge>{Edge(9, 5, true)}), 2u);
-  EXPECT_EQ(EdgeStore::encoded_size(9, std::vector<Edge>{}), 0u);
+  // A short row is short: with 30 arcs (6-bit labels) an edge to the
+  // source or next to the previous target takes one byte.
+  const EdgeStore small(30);
+  EXPECT_EQ(small.label_bits(), 6u);
+  EXPECT_EQ(small.encoded_size(9, std::vector<Edge>{Edge(9, 5, true), Edge(10, 29, false), Edge(10, kIdleArc, true)}), 3u);
+  EXPECT_EQ(small.encoded_size(9, std::vector<Edge>{}), 0u);
+  // Labels past the graph's arcs, and more arcs than the code holds, are refused.
+  EXPECT_THROW((void)small.encoded_size(9, std::vector<Edge>{Edge(9, 30, true)}), std::logic_error);
+  EXPECT_THROW(EdgeStore(kMaxArcs + 1), std::length_error);
 }
 
 TEST(EdgeStore, SkippedAndEmptyRows) {
-  EdgeStore s;
+  EdgeStore s(8);
   EXPECT_EQ(s.rows(), 0u);
   EXPECT_TRUE(s.row(0).empty());
   add_row(s, 3, {});  // rows 0..2 skipped, row 3 empty: still no chunk
@@ -156,9 +177,9 @@ TEST(EdgeStore, SkippedAndEmptyRows) {
 }
 
 TEST(EdgeStore, RejectsUnsortedRowsAndWrongRoom) {
-  EdgeStore s;
+  EdgeStore s(8);
   const std::vector<Edge> unsorted = {Edge(5, 0, true), Edge(4, 0, true)};
-  EXPECT_THROW((void)EdgeStore::encoded_size(0, unsorted), std::logic_error);
+  EXPECT_THROW((void)s.encoded_size(0, unsorted), std::logic_error);
   const uint32_t one = 1;
   s.add(0, {&one, 1});
   EXPECT_THROW(s.encode(0, std::vector<Edge>{Edge(0, 7, true), Edge(1, 7, true)}), std::logic_error);
@@ -168,12 +189,12 @@ TEST(EdgeStore, RowsAcrossChunksAndLargerThanOne) {
   // At two bytes at least per edge, 600,000 edges are larger than a chunk;
   // thousands of rows around it cross chunk boundaries.
   std::mt19937_64 rng(11);
-  EdgeStore s;
+  EdgeStore s(kMaxArcs);
   std::vector<std::vector<Edge>> rows = random_rows(rng, 0, 20000);
   for (size_t i = 0; i < 600000; ++i) rows[777].emplace_back(static_cast<StateId>(rng() % kMaxId), 1, true);
   sort_unique(rows[777]);
   std::vector<uint32_t> sizes(rows.size());
-  for (size_t i = 0; i < rows.size(); ++i) sizes[i] = EdgeStore::encoded_size(static_cast<StateId>(i), rows[i]);
+  for (size_t i = 0; i < rows.size(); ++i) sizes[i] = s.encoded_size(static_cast<StateId>(i), rows[i]);
   ASSERT_GT(sizes[777], 1u << 20);
   s.add(0, sizes);
   for (size_t i = 0; i < rows.size(); ++i) s.encode(static_cast<StateId>(i), rows[i]);
@@ -185,14 +206,14 @@ TEST(EdgeStore, RowsAcrossChunksAndLargerThanOne) {
 
 TEST(EdgeStore, ParallelFillEqualsSequential) {
   std::mt19937_64 rng(3);
-  EdgeStore seq, par;
+  EdgeStore seq(kMaxArcs), par(kMaxArcs);
   StateId next = 0;
   for (int batch = 0; batch < 6; ++batch) {
     next += static_cast<StateId>(rng() % 3);  // sometimes a skipped source
     const auto rows = random_rows(rng, next, 5000 + batch * 3000);
     std::vector<uint32_t> sizes(rows.size());
     for (size_t i = 0; i < rows.size(); ++i) {
-      sizes[i] = EdgeStore::encoded_size(next + static_cast<StateId>(i), rows[i]);
+      sizes[i] = par.encoded_size(next + static_cast<StateId>(i), rows[i]);
       add_row(seq, next + static_cast<StateId>(i), rows[i]);
     }
     par.add(next, sizes);
@@ -213,6 +234,7 @@ TEST(EdgeStore, GraphSetEdgesSortsAndCounts) {
   // StateGraph over the store: set_edges keeps rows sorted and distinct,
   // num_edges counts them, expanded() tells rows from unexpanded states.
   hashing::StateLayout layout;
+  layout.num_arcs = 3;
   engine::StateGraph g(layout);
   std::vector<Edge> row = {Edge(9, 1, true), Edge(2, kIdleArc, false), Edge(9, 1, true), Edge(9, 0, true)};
   g.set_edges(0, row);
@@ -239,7 +261,7 @@ namespace {
 // before; the store then takes more rows. Returns the exit code.
 int failed_add_child() {
   std::mt19937_64 rng(5);
-  EdgeStore s;
+  EdgeStore s(kMaxArcs);
   const auto rows = random_rows(rng, 0, 3000);
   for (size_t i = 0; i < rows.size(); ++i) add_row(s, static_cast<StateId>(i), rows[i]);
   const uint64_t bytes = s.memory_bytes();
