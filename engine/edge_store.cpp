@@ -84,6 +84,7 @@ void EdgeStore::add(StateId first, std::span<const uint32_t> sizes) {
 }
 
 void EdgeStore::encode(StateId source, std::span<const Edge> edges) {
+  if (source >= rows()) throw std::logic_error("edge row written before room was made for it");
   const auto [b, e] = span_of(source);
   if (encoded_size(source, edges) != static_cast<size_t>(e - b))
     throw std::logic_error("edge row does not fit the room made for it");
