@@ -28,24 +28,23 @@ class SccFinder {
   template <class OnScc>
   bool run_from(StateId root, OnScc&& on_scc) {
     if (index_[root] != kUnvisited || !sub_.keep_state(root)) return false;
-    struct Frame {
+    struct Frame {  // 12 bytes: the stack may hold every state
       StateId v;
-      size_t next_edge;
+      EdgeCursor next_edge;
     };
     std::vector<Frame> call;
     visit(root);
-    call.push_back({root, 0});
+    call.push_back({root, {}});
     while (!call.empty()) {
       sub_.cancel->poll();
       Frame& f = call.back();
-      auto edges = g_.edges(f.v);
-      if (f.next_edge < edges.size()) {
-        const Edge& e = edges[f.next_edge++];
+      Edge e;
+      if (g_.next_edge(f.v, f.next_edge, e)) {
         if (!sub_.keeps(e)) continue;
         StateId w = e.target;
         if (index_[w] == kUnvisited) {
           visit(w);
-          call.push_back({w, 0});
+          call.push_back({w, {}});
         } else if (on_stack_[w]) {
           low_[f.v] = std::min(low_[f.v], index_[w]);
         }

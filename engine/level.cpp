@@ -95,9 +95,10 @@ Level::Outcome Level::finish(std::vector<Edges*>& workers, uint64_t room, bool s
 
   // The edges of the frontier up to the state a cut-off interrupts (that
   // one keeps none: it was not fully expanded, as in sequential BFS):
-  // targets renumbered, sorted and deduplicated in place, then copied.
+  // targets renumbered, sorted and deduplicated in place, sized, then
+  // encoded into the graph.
   const StateId last = halted ? *halted : end();
-  std::vector<uint32_t> counts(last - first_);
+  std::vector<uint32_t> counts(last - first_), row_bytes(last - first_);
   parallel_for(first_, last, 64, [&](const tbb::blocked_range<StateId>& r) {
     for (StateId s = r.begin(); s < r.end(); ++s) {
       const Span& span = spans_[s - first_];
@@ -109,15 +110,16 @@ Level::Outcome Level::finish(std::vector<Edges*>& workers, uint64_t room, bool s
         if (it->target & kProvisional) it->target = final_id[it->target & ~kProvisional];
       std::sort(b, e, [](const Edge& x, const Edge& y) { return std::tie(x.target, x.label) < std::tie(y.target, y.label); });
       counts[s - first_] = static_cast<uint32_t>(std::unique(b, e) - b);
+      row_bytes[s - first_] = graph_.edge_bytes(s, {b, counts[s - first_]});
     }
   });
-  if (last > first_) graph_.add_edges(first_, counts);
+  if (last > first_) graph_.add_edges(first_, counts, row_bytes);
   parallel_for(first_, last, 64, [&](const tbb::blocked_range<StateId>& r) {
     for (StateId s = r.begin(); s < r.end(); ++s) {
       const Span& span = spans_[s - first_];
       const auto& buf = workers[span.worker]->edges;
       auto b = buf.begin() + static_cast<std::ptrdiff_t>(span.begin);
-      std::copy(b, b + counts[s - first_], graph_.mutable_edges(s).begin());
+      graph_.write_edges(s, {b, counts[s - first_]});
     }
   });
   for (uint32_t c : counts) outcome.transitions += c;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 
 namespace ddsmc::engine {
 
@@ -10,7 +11,8 @@ StateGraph::StateGraph(const hashing::StateLayout& layout, size_t initial_store)
     : num_nodes_(layout.num_nodes),
       num_arcs_(layout.num_arcs),
       label_words_((layout.num_nodes + layout.num_arcs + 63) / 64),
-      store_(std::make_unique<StateStore>(layout, initial_store)) {}
+      store_(std::make_unique<StateStore>(layout, initial_store)),
+      edges_(layout.num_arcs) {}
 
 StateId StateGraph::add_state(std::string_view bytes, const hashing::GlobalState& s, StateId parent,
                               const System& system) {
@@ -73,39 +75,21 @@ void StateGraph::fill_state(StateId id, uint32_t root, StateId parent, const uin
   for (uint32_t w = 0; w < label_words_; ++w) labels_[size_t(id) * label_words_ + w] = labels[w];
 }
 
-void StateGraph::add_edges(StateId first, std::span<const uint32_t> counts) {
-  // States between the last one with edges and `first` were not expanded.
-  const size_t had = edge_begin_.size(), arena = edges_.end();
-  const size_t total = first + counts.size();
-  try {
-    edge_begin_.resize(total);
-    edge_count_.resize(total);
-    for (size_t s = had; s < first; ++s) {
-      edge_begin_[s] = arena;
-      edge_count_[s] = 0;
-    }
-    for (size_t i = 0; i < counts.size(); ++i) {
-      edge_begin_[first + i] = edges_.append(counts[i]);
-      edge_count_[first + i] = counts[i];
-    }
-  } catch (...) {
-    edges_.truncate(arena);
-    edge_begin_.resize(had);
-    edge_count_.resize(had);
-    throw;
-  }
+void StateGraph::add_edges(StateId first, std::span<const uint32_t> counts, std::span<const uint32_t> sizes) {
+  if (counts.size() != sizes.size()) throw std::logic_error("add_edges: one count and one size per state");
+  edges_.add(first, sizes);  // all or nothing
   for (uint32_t c : counts) num_edges_ += c;
 }
 
 void StateGraph::set_edges(StateId s, std::span<const Edge> edges) {
-  const auto count = static_cast<uint32_t>(edges.size());
-  add_edges(s, {&count, 1});
-  std::copy(edges.begin(), edges.end(), mutable_edges(s).begin());
-}
-
-std::span<const Edge> StateGraph::edges(StateId s) const {
-  if (s >= edge_begin_.size() || edge_count_[s] == 0) return {};  // an empty run may point past the chunks
-  return {edges_.at(edge_begin_[s]), edge_count_[s]};
+  std::vector<Edge> sorted(edges.begin(), edges.end());
+  std::sort(sorted.begin(), sorted.end(),
+            [](const Edge& x, const Edge& y) { return std::tie(x.target, x.label) < std::tie(y.target, y.label); });
+  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  const auto count = static_cast<uint32_t>(sorted.size());
+  const uint32_t size = edge_bytes(s, sorted);
+  add_edges(s, {&count, 1}, {&size, 1});
+  write_edges(s, sorted);
 }
 
 std::string StateGraph::bytes(StateId s) const {
@@ -133,7 +117,7 @@ bool StateGraph::all_faulty(StateId s) const {
 
 uint64_t StateGraph::memory_bytes() const {
   return store_->memory_bytes() + root_.memory_bytes() + parent_.memory_bytes() + labels_.memory_bytes() +
-         edges_.memory_bytes() + edge_begin_.memory_bytes() + edge_count_.memory_bytes();
+         edges_.memory_bytes();
 }
 
 }  // namespace ddsmc::engine

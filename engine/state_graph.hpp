@@ -13,29 +13,12 @@
 #include <vector>
 
 #include "engine/chunked.hpp"
+#include "engine/edge_store.hpp"
 #include "engine/state_store.hpp"
 #include "engine/system.hpp"
 #include "hashing/state.hpp"
 
 namespace ddsmc::engine {
-
-using StateId = uint32_t;
-inline constexpr StateId kNoState = 0xffffffffu;
-
-// 8 bytes: the target and the label (arc served, stable) packed in one word.
-struct Edge {
-  StateId target = 0;
-  uint32_t label = 1;  // arc << 1 | stable; the idle self-loop stores arc 0x7fffffff
-  Edge() = default;
-  Edge(StateId t, uint32_t arc, bool stable) : target(t), label((arc == kIdleArc ? kPackedIdle : arc) << 1 | stable) {}
-  Edge(StateId t, const EdgeLabel& l) : Edge(t, l.arc, l.stable) {}
-  uint32_t arc() const { return (label >> 1) == kPackedIdle ? kIdleArc : label >> 1; }
-  bool stable() const { return label & 1u; }
-  friend bool operator==(const Edge&, const Edge&) = default;
-
- private:
-  static constexpr uint32_t kPackedIdle = kIdleArc >> 1;
-};
 
 class StateGraph {
  public:
@@ -52,6 +35,7 @@ class StateGraph {
   StateId add_state(std::string_view bytes, const hashing::GlobalState& s, StateId parent, const System& system);
   // Sets the edges of the most recently expanded state; states are expanded
   // in id order, each exactly once (edges of unexpanded states are empty).
+  // They are stored sorted by (target, label) and without duplicates.
   void set_edges(StateId s, std::span<const Edge> edges);
 
   // Bulk additions for the parallel back-ends, each all or nothing. Adds n
@@ -66,20 +50,24 @@ class StateGraph {
   uint32_t label_words() const { return label_words_; }
   void labels_of(const hashing::GlobalState& s, const System& system, uint64_t* out) const;
   // Gives the states first, first + 1, ... (in id order after every state
-  // with edges so far; states skipped get none) counts[i] edges each; then
-  // mutable_edges() gives each one's room to write, from any thread.
-  void add_edges(StateId first, std::span<const uint32_t> counts);
-  std::span<Edge> mutable_edges(StateId s) {
-    if (edge_count_[s] == 0) return {};
-    return {edges_.at(edge_begin_[s]), edge_count_[s]};
-  }
+  // with edges so far; states skipped get none) counts[i] edges each, in
+  // sizes[i] = edge_bytes(their edges) bytes; then write_edges() writes
+  // each one's edges, sorted by (target, label) and distinct, from any
+  // thread (distinct states).
+  uint32_t edge_bytes(StateId s, std::span<const Edge> edges) const { return edges_.encoded_size(s, edges); }
+  void add_edges(StateId first, std::span<const uint32_t> counts, std::span<const uint32_t> sizes);
+  void write_edges(StateId s, std::span<const Edge> edges) { edges_.encode(s, edges); }
 
   uint32_t num_states() const { return num_states_; }
   uint32_t num_nodes() const { return num_nodes_; }
   uint32_t num_arcs() const { return num_arcs_; }
   uint64_t num_edges() const { return num_edges_; }
-  std::span<const Edge> edges(StateId s) const;
-  bool expanded(StateId s) const { return s < edge_begin_.size(); }
+  // `for (const Edge& e : g.edges(s))`, decoded on the fly; or a cursor
+  // (next_edge() gives the edge at c and advances it) where a walk must
+  // stop and resume, as a depth-first search does.
+  EdgeStore::Row edges(StateId s) const { return edges_.row(s); }
+  bool next_edge(StateId s, EdgeCursor& c, Edge& e) const { return edges_.next(s, c, e); }
+  bool expanded(StateId s) const { return s < edges_.rows(); }
   // A state's canonical encoding, read back from the store.
   std::string bytes(StateId s) const;
   uint32_t root(StateId s) const { return root_[s]; }
@@ -98,9 +86,7 @@ class StateGraph {
   ChunkedVector<uint32_t> root_;     // per state: its root in store_
   ChunkedVector<StateId> parent_;
   ChunkedVector<uint64_t> labels_;   // label_words_ per state
-  ChunkedArena<Edge, 18> edges_;         // per expanded state, its edges in a row
-  ChunkedVector<uint64_t> edge_begin_;   // per state with edges set: offset in edges_
-  ChunkedVector<uint32_t> edge_count_;   // and how many
+  EdgeStore edges_;                  // per expanded state, its edges
   uint64_t num_edges_ = 0;
 };
 

@@ -1,0 +1,214 @@
+// The edges of the state graph, compressed (docs/engine.md §8): compressed
+// sparse rows whose rows are byte strings. Per source one 8-byte offset (a
+// row ends where the next one begins), and per edge one LEB128 varint,
+//   target delta << L | label code,
+// where the target delta is taken from the source id for a row's first
+// edge (zigzag: it may point backwards) and from the previous target after
+// it (a row is sorted by target, so >= 0), and the label code is
+// (arc + 1) << 1 | stable, the idle arc as arc + 1 = 0, in L bits: just
+// enough for the graph's arcs. Rows are decoded on the fly, forwards only.
+//
+// Writing is the two-phase bulk scheme of StateGraph: add() makes room for
+// a batch of rows, one sequential call, all or nothing; then encode() fills
+// each row, from any thread (distinct rows). Rows live in chunks that are
+// never moved (each row within one chunk); growing never copies them.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "engine/chunked.hpp"
+#include "engine/system.hpp"
+
+namespace ddsmc::engine {
+
+using StateId = uint32_t;
+inline constexpr StateId kNoState = 0xffffffffu;
+
+// An edge as everything outside this store sees it: 8 bytes, the target
+// and the label (arc served, stable) packed in one word.
+struct Edge {
+  StateId target = 0;
+  uint32_t label = 1;  // arc << 1 | stable; the idle self-loop stores arc 0x7fffffff
+  Edge() = default;
+  Edge(StateId t, uint32_t arc, bool stable) : target(t), label((arc == kIdleArc ? kPackedIdle : arc) << 1 | stable) {}
+  Edge(StateId t, const EdgeLabel& l) : Edge(t, l.arc, l.stable) {}
+  uint32_t arc() const { return (label >> 1) == kPackedIdle ? kIdleArc : label >> 1; }
+  bool stable() const { return label & 1u; }
+  friend bool operator==(const Edge&, const Edge&) = default;
+
+ private:
+  static constexpr uint32_t kPackedIdle = kIdleArc >> 1;
+};
+
+namespace edge_code {
+
+inline uint64_t read_varint(const uint8_t*& p) {
+  uint64_t b = *p++;
+  if (b < 0x80) return b;
+  uint64_t v = b & 0x7f;
+  for (unsigned shift = 7;; shift += 7) {
+    b = *p++;
+    v |= (b & 0x7f) << shift;
+    if (b < 0x80) return v;
+  }
+}
+
+// Decodes one edge at p (advancing it): `base` is the source id for a
+// row's first edge (then `first`), else the previous target; labels take
+// `bits` bits. The label code is Edge::label + 2 (mod 2^32): the idle
+// arc's packed labels wrap round to codes 0 and 1.
+inline Edge read_edge(const uint8_t*& p, StateId base, bool first, unsigned bits) {
+  const uint64_t v = read_varint(p);
+  const uint64_t d = v >> bits;
+  const uint64_t delta = first ? (d >> 1) ^ (0 - (d & 1)) : d;  // zigzag back to two's complement
+  Edge e;
+  e.target = static_cast<StateId>(base + delta);
+  e.label = static_cast<uint32_t>(v & ((uint64_t{1} << bits) - 1)) - 2;
+  return e;
+}
+
+}  // namespace edge_code
+
+// Where a walk over one row stands, small enough for a depth-first stack:
+// the byte offset of the next edge in the row and the previous target.
+struct EdgeCursor {
+  uint32_t offset = 0;
+  StateId previous = 0;
+};
+
+class EdgeStore {
+ public:
+  // A row, decoded as it is walked: `for (const Edge& e : row)`.
+  class Row {
+   public:
+    class iterator {
+     public:
+      using iterator_concept = std::forward_iterator_tag;
+      using iterator_category = std::input_iterator_tag;  // operator* returns a value
+      using value_type = Edge;
+      using difference_type = std::ptrdiff_t;
+      using reference = Edge;
+      iterator() = default;
+      Edge operator*() const { return edge_; }
+      iterator& operator++() {
+        at_ = next_;
+        if (at_ != end_) edge_ = edge_code::read_edge(next_, edge_.target, false, bits_);
+        return *this;
+      }
+      iterator operator++(int) {
+        iterator old = *this;
+        ++*this;
+        return old;
+      }
+      friend bool operator==(const iterator& a, const iterator& b) { return a.at_ == b.at_; }
+
+     private:
+      friend class Row;
+      iterator(const uint8_t* at, const uint8_t* end, StateId source, unsigned bits)
+          : at_(at), next_(at), end_(end), bits_(bits) {
+        if (at_ != end_) edge_ = edge_code::read_edge(next_, source, true, bits_);
+      }
+      const uint8_t* at_ = nullptr;    // the current edge's bytes (end_: past the last)
+      const uint8_t* next_ = nullptr;  // the next edge's bytes
+      const uint8_t* end_ = nullptr;
+      unsigned bits_ = 0;
+      Edge edge_;
+    };
+    Row() = default;
+    // The row of `source` coded in [begin, end) with labels of `bits` bits.
+    Row(const uint8_t* begin, const uint8_t* end, StateId source, unsigned bits)
+        : begin_(begin), end_(end), source_(source), bits_(bits) {}
+    iterator begin() const { return {begin_, end_, source_, bits_}; }
+    iterator end() const { return {end_, end_, source_, bits_}; }
+    bool empty() const { return begin_ == end_; }
+    size_t bytes() const { return static_cast<size_t>(end_ - begin_); }
+
+   private:
+    const uint8_t* begin_ = nullptr;
+    const uint8_t* end_ = nullptr;
+    StateId source_ = 0;
+    unsigned bits_ = 0;
+  };
+
+  // For edges whose arcs are below num_arcs (or idle); std::length_error
+  // from 2^30 arcs on.
+  explicit EdgeStore(uint32_t num_arcs);
+  unsigned label_bits() const { return bits_; }
+
+  // The bytes encode() writes for this row (sorted by target, and arcs
+  // within the graph's, else std::logic_error); std::length_error past
+  // 4 GiB.
+  uint32_t encoded_size(StateId source, std::span<const Edge> edges) const;
+  // The code itself: writes the row's encoded_size() bytes at `out`, which
+  // Row(out, end, source, label_bits()) reads back; returns the end.
+  uint8_t* write_row(StateId source, std::span<const Edge> edges, uint8_t* out) const;
+
+  // Rows so far: sources 0 .. rows() - 1 have one (maybe empty).
+  StateId rows() const { return begin_.size() ? static_cast<StateId>(begin_.size() - 1) : 0; }
+  // Makes room for the rows of sources first, first + 1, ... of sizes[i]
+  // bytes each (encoded_size); the sources from rows() up to first get
+  // empty rows. All or nothing (may throw std::bad_alloc).
+  void add(StateId first, std::span<const uint32_t> sizes);
+  // Writes the row of `source` into its room, which must be encoded_size()
+  // bytes (else std::logic_error). From any thread, distinct sources.
+  void encode(StateId source, std::span<const Edge> edges);
+
+  // The row of a source (empty past rows()).
+  Row row(StateId source) const {
+    if (source >= rows()) return {};
+    const auto [b, e] = span_of(source);
+    return {b, e, source, bits_};
+  }
+  // The next edge of a row from `c` on (then advanced), or false at its end.
+  bool next(StateId source, EdgeCursor& c, Edge& out) const {
+    if (source >= rows()) return false;
+    const auto [b, e] = span_of(source);
+    const uint8_t* p = b + c.offset;
+    if (p == e) return false;
+    out = edge_code::read_edge(p, c.offset ? c.previous : source, c.offset == 0, bits_);
+    c.offset = static_cast<uint32_t>(p - b);
+    c.previous = out.target;
+    return true;
+  }
+  uint64_t memory_bytes() const;
+
+ private:
+  // A row's place: chunk index << 32 | offset in the chunk.
+  static constexpr uint64_t chunk_of(uint64_t place) { return place >> 32; }
+  static constexpr uint64_t offset_of(uint64_t place) { return place & 0xffffffffu; }
+  struct Range {  // mutable: encode() writes through it
+    uint8_t* begin;
+    uint8_t* end;
+  };
+  // A row ends where the next one begins, or at the end of the used part
+  // of its chunk when the next one starts a new chunk (an empty row may
+  // stand where no chunk is yet).
+  Range span_of(StateId s) const {
+    const uint64_t b = begin_[s], e = begin_[size_t{s} + 1];
+    if (b == e) return {nullptr, nullptr};
+    const Chunk& c = chunks_[chunk_of(b)];
+    uint8_t* base = c.data.get();
+    return {base + offset_of(b), base + (chunk_of(e) == chunk_of(b) ? offset_of(e) : c.used)};
+  }
+  uint64_t end_place() const {  // where the next row goes if it fits
+    return chunks_.empty() ? 0 : (uint64_t{chunks_.size() - 1} << 32) | chunks_.back().used;
+  }
+  uint64_t place(uint32_t size);  // room for one row at the end
+
+  static constexpr uint64_t kChunk = uint64_t{1} << 20;
+  struct Chunk {
+    std::unique_ptr<uint8_t[]> data;
+    uint64_t capacity = 0, used = 0;
+  };
+  uint32_t num_arcs_;
+  unsigned bits_;                  // of a label code: (arc + 1) << 1 | stable < 2^bits_
+  std::vector<Chunk> chunks_;
+  ChunkedVector<uint64_t> begin_;  // per row its place, then one past the last
+};
+
+}  // namespace ddsmc::engine
