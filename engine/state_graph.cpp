@@ -1,6 +1,8 @@
 #include "engine/state_graph.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <bit>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -11,6 +13,7 @@ StateGraph::StateGraph(const hashing::StateLayout& layout, size_t initial_store)
     : num_nodes_(layout.num_nodes),
       num_arcs_(layout.num_arcs),
       label_words_((layout.num_nodes + layout.num_arcs + 63) / 64),
+      label_bits_(layout.num_nodes + layout.num_arcs),
       store_(std::make_unique<StateStore>(layout, initial_store)),
       edges_(layout.num_arcs) {}
 
@@ -50,12 +53,17 @@ StateId StateGraph::add_states(size_t n) {
   try {
     root_.resize(first + n);
     parent_.resize(first + n);
-    labels_.resize((first + n) * size_t{label_words_});
+    labels_.resize(words_for(first + n));
   } catch (...) {
     root_.resize(first);
     parent_.resize(first);
-    labels_.resize(first * size_t{label_words_});
+    labels_.resize(words_for(first));
     throw;
+  }
+  for (size_t w = words_for(first); w < words_for(first + n); ++w) labels_[w] = 0;
+  if (label_bits_ > 0) {  // the rest of the word the last state so far ends in
+    const uint64_t end = uint64_t{first} * label_bits_;
+    if (end & 63) labels_[end >> 6] &= (uint64_t{1} << (end & 63)) - 1;
   }
   num_states_ = first + static_cast<StateId>(n);
   return first;
@@ -72,7 +80,14 @@ void StateGraph::labels_of(const hashing::GlobalState& s, const System& system, 
 void StateGraph::fill_state(StateId id, uint32_t root, StateId parent, const uint64_t* labels) {
   root_[id] = root;
   parent_[id] = parent;
-  for (uint32_t w = 0; w < label_words_; ++w) labels_[size_t(id) * label_words_ + w] = labels[w];
+  // Bits of neighbouring states share words, and states are filled from
+  // several threads: set bits by atomic or (add_states zeroed the words).
+  const uint64_t base = uint64_t{id} * label_bits_;
+  for (uint32_t w = 0; w < label_words_; ++w)
+    for (uint64_t bits = labels[w]; bits; bits &= bits - 1) {
+      const uint64_t pos = base + w * 64 + static_cast<unsigned>(std::countr_zero(bits));
+      std::atomic_ref<uint64_t>(labels_[pos >> 6]).fetch_or(uint64_t{1} << (pos & 63), std::memory_order_relaxed);
+    }
 }
 
 void StateGraph::add_edges(StateId first, std::span<const uint32_t> counts, std::span<const uint32_t> sizes) {
@@ -99,12 +114,13 @@ std::string StateGraph::bytes(StateId s) const {
 }
 
 bool StateGraph::any_faulty(StateId s) const {
-  // The fault bits are bits [0, num_nodes_) of the state's label words.
-  const size_t base = size_t(s) * label_words_;  // (words of one state may straddle two chunks)
-  for (uint32_t i = 0; i * 64 < num_nodes_; ++i) {
-    const uint32_t bits = std::min<uint32_t>(64, num_nodes_ - i * 64);
-    const uint64_t mask = bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
-    if (labels_[base + i] & mask) return true;
+  // The fault bits: bits [0, num_nodes_) of the state's packed labels.
+  const uint64_t begin = uint64_t{s} * label_bits_, end = begin + num_nodes_;
+  for (uint64_t pos = begin; pos < end;) {
+    const uint64_t word = labels_[pos >> 6] >> (pos & 63);
+    const uint64_t bits = std::min<uint64_t>(64 - (pos & 63), end - pos);
+    if (word & (bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1)) return true;
+    pos += bits;
   }
   return false;
 }

@@ -79,13 +79,18 @@ class StateGraph {
   uint64_t memory_bytes() const;
 
  private:
-  bool bit(StateId s, uint32_t i) const { return (labels_[size_t(s) * label_words_ + i / 64] >> (i % 64)) & 1u; }
+  size_t words_for(size_t states) const { return (states * label_bits_ + 63) / 64; }
+  bool bit(StateId s, uint32_t i) const {
+    const uint64_t pos = uint64_t{s} * label_bits_ + i;
+    return (labels_[pos >> 6] >> (pos & 63)) & 1u;
+  }
   uint32_t num_nodes_, num_arcs_, label_words_;
+  uint32_t label_bits_;  // nodes + arcs: each state's labels, packed end to end
   uint32_t num_states_ = 0;
   std::unique_ptr<StateStore> store_;  // (a pointer: the graph moves, the store's atomics cannot)
   ChunkedVector<uint32_t> root_;     // per state: its root in store_
   ChunkedVector<StateId> parent_;
-  ChunkedVector<uint64_t> labels_;   // label_words_ per state
+  ChunkedVector<uint64_t> labels_;   // label_bits_ per state, packed (a state's bits may span two words)
   EdgeStore edges_;                  // per expanded state, its edges
   uint64_t num_edges_ = 0;
 };
