@@ -2,6 +2,7 @@
 // Output paths are opened before any work; a signal or running out of
 // memory stops the work with what it has, and the report still goes out.
 #include <fmt/format.h>
+#include <tbb/task_arena.h>
 
 #include <chrono>
 #include <cstdio>
@@ -85,7 +86,7 @@ StopReason lift_run(const CheckOutcome& o, const std::vector<engine::Hop>& hops,
 void decide(CheckOutcome& o, const std::vector<engine::Property>& properties, engine::Fairness fairness,
             engine::Cancellation& cancel, HumanText& human) {
   const auto& res = o.explored;
-  for (auto p : properties) o.properties.push_back(PropertyOutcome{p, engine::Verdict{p, {}, {}, {}}, {}, {}});
+  for (auto p : properties) o.properties.push_back(PropertyOutcome{p, engine::Verdict{p, {}, {}, {}, {}}, {}, {}});
   if (res.violation) {  // nothing is analysed (semantics.md §5)
     o.bound_run_stopped = lift_run(o, engine::parent_path_hops(res.graph, res.violating_state), cancel, o.bound_run);
     o.note_stop(o.bound_run_stopped);
@@ -93,14 +94,16 @@ void decide(CheckOutcome& o, const std::vector<engine::Property>& properties, en
     return;
   }
   for (auto& p : o.properties) {
+    const auto t0 = std::chrono::steady_clock::now();
     p.stopped = guarded([&] { p.verdict = engine::analyze(res.graph, p.property, fairness, res.complete, cancel); });
+    o.analysis_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (p.stopped == StopReason::None && p.verdict.lasso) {
       const auto& l = *p.verdict.lasso;
       p.stopped = lift_run(o, engine::lasso_hops(l.states, l.edges, l.loop_start), cancel, p.run);
       if (p.run) p.run->loop_start = l.loop_start;
     }
     if (p.stopped != StopReason::None) {
-      p.verdict = engine::Verdict{p.property, {}, {}, {}};
+      p.verdict = engine::Verdict{p.property, {}, {}, {}, {}};
       p.run.reset();
     }
     o.note_stop(p.stopped);
@@ -169,7 +172,9 @@ int run_check(const CheckOptions& opts) {
   CheckOutcome o{opts, *m, cm, res, {}, {}, {}, {}, memory_limit};
   HumanText human(json_out == &Output::standard() ? Output::standard_error() : Output::standard(), o);
   human.print([&] { return header_text(o); });
-  decide(o, properties, fairness, cancel, human);
+  // The analysis runs on as many threads as the exploration did.
+  tbb::task_arena arena(static_cast<int>(pool.threads()));
+  arena.execute([&] { decide(o, properties, fairness, cancel, human); });
   if (watch.fired() || res.incomplete_reason == engine::stop_reason_name(StopReason::MemoryLimit))
     std::fprintf(stderr,
                  "ddsmc: stopped at the memory limit of %s (--memory) with %llu states; raise --memory to go "

@@ -117,6 +117,7 @@ json report_json(const CheckOutcome& o) {
   for (const auto& p : o.properties) props[engine::property_json_key(p.property)] = property_json(o, p);
   report["properties"] = props;
   report["stats"] = {{"seconds", res.seconds},
+                     {"analysis_seconds", o.analysis_seconds},
                      {"peak_rss_bytes", peak_rss_bytes()},
                      {"ranks", 1},
                      {"threads", res.threads},

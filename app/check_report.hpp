@@ -35,6 +35,7 @@ struct CheckOutcome {
   // The first reason any analysis, lifting or report building was cut short.
   engine::StopReason analysis_stopped = engine::StopReason::None;
   uint64_t memory_limit = 0;  // --memory in bytes (0: none)
+  double analysis_seconds = 0;  // the analyses of the properties (not lifting their traces)
   bool pruned() const { return opts.on_bound == "prune"; }
   void note_stop(engine::StopReason r) {
     if (analysis_stopped == engine::StopReason::None) analysis_stopped = r;

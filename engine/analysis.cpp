@@ -1,10 +1,14 @@
 #include "engine/analysis.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <deque>
 #include <functional>
+#include <stdexcept>
 
 #include "engine/fairness.hpp"
+#include "engine/owcty.hpp"
+#include "engine/parallel.hpp"
 
 namespace ddsmc::engine {
 namespace {
@@ -129,6 +133,7 @@ struct Path {
 
 template <class Allowed, class Goal>
 std::optional<Path> bfs_path(const StateGraph& g, Cancellation& cancel, StateId from, Allowed&& allowed, Goal&& goal) {
+  if (goal(from)) return Path{{from}, {}};
   std::vector<StateId> parent(g.num_states(), kNoState);
   std::vector<char> seen(g.num_states(), 0);
   std::vector<Edge> parent_edge(g.num_states());
@@ -145,7 +150,6 @@ std::optional<Path> bfs_path(const StateGraph& g, Cancellation& cancel, StateId 
     std::reverse(p.edges.begin(), p.edges.end());
     return p;
   };
-  if (goal(from)) return build(from);
   while (!q.empty()) {
     cancel.poll();
     StateId v = q.front();
@@ -168,15 +172,16 @@ void append(Path& a, const Path& b) {
   a.edges.insert(a.edges.end(), b.edges.begin(), b.edges.end());
 }
 
+// The states a stem may go through: all (nullptr), or those kept.
+using StemStates = const std::function<bool(StateId)>*;
+
 // A lasso: the stem from the initial state to the SCC, then a cycle through
 // every target, back to where it entered.
 Lasso build_lasso(const StateGraph& g, const Subgraph& sub, const std::vector<StateId>& members,
-                  const CycleTargets& targets, bool stem_inside_subgraph) {
+                  const CycleTargets& targets, StemStates stem_states) {
   std::vector<char> in_scc(g.num_states(), 0);
   for (StateId s : members) in_scc[s] = 1;
-  auto stem_allowed = [&](StateId, const Edge& e) {
-    return !stem_inside_subgraph || sub.keep_state(e.target);
-  };
+  auto stem_allowed = [&](StateId, const Edge& e) { return !stem_states || (*stem_states)(e.target); };
   Path stem = *bfs_path(g, *sub.cancel, 0, stem_allowed, [&](StateId s) { return in_scc[s] != 0; });
   StateId entry = stem.states.back();
   auto inside = [&](StateId, const Edge& e) { return in_scc[e.target] && sub.keeps(e); };
@@ -219,16 +224,17 @@ Lasso build_lasso(const StateGraph& g, const Subgraph& sub, const std::vector<St
   return l;
 }
 
-// Searches the subgraph for a qualifying SCC and builds its lasso.
+// Searches the subgraph for a qualifying SCC and builds its lasso (its stem
+// through `stem_states`).
 std::optional<Lasso> search(const StateGraph& g, const Subgraph& sub, bool roots_everywhere, Fairness f,
-                            bool need_unstable) {
+                            bool need_unstable, StemStates stem_states) {
   SccFinder finder(g, sub);
   std::vector<char> in_scc(g.num_states(), 0);
   std::optional<Lasso> found;
   auto on_scc = [&](const std::vector<StateId>& members) {
     auto targets = qualify(g, sub, members, in_scc, f, need_unstable);
     if (!targets) return false;
-    found = build_lasso(g, sub, members, *targets, !roots_everywhere);
+    found = build_lasso(g, sub, members, *targets, stem_states);
     return true;
   };
   if (roots_everywhere) {
@@ -237,6 +243,107 @@ std::optional<Lasso> search(const StateGraph& g, const Subgraph& sub, bool roots
     finder.run_from(0, on_scc);
   }
   return found;
+}
+
+// The lasso of a fair SCC of the subgraph, if it has one. Sequentially: one
+// Tarjan over the subgraph (roots: every kept state for sometimes-*, state 0
+// for always-*). In parallel: the OWCTY fixpoint Z first; Z is empty iff
+// there is no fair SCC, and otherwise a source SCC of Z is one
+// (docs/engine.md §10), so Tarjan runs over Z only, from every state of it.
+// The stem goes anywhere for sometimes-* and through the subgraph's states
+// for always-*, in both cases.
+std::optional<Lasso> find_fair_scc(const StateGraph& g, const Subgraph& sub, bool roots_everywhere, Fairness f,
+                                   bool need_unstable, bool parallel, AnalysisStats& stats) {
+  ++stats.subgraphs;
+  StemStates stem = roots_everywhere ? nullptr : &sub.keep_state;
+  if (!parallel) return search(g, sub, roots_everywhere, f, need_unstable, stem);
+  FairSccQuery q;
+  q.keep_state = sub.keep_state;
+  q.stable_edges_only = sub.stable_edges_only;
+  q.roots_everywhere = roots_everywhere;
+  q.fairness = f;
+  q.need_unstable = need_unstable;
+  OwctyResult z = owcty(g, q, *sub.cancel);
+  stats.rounds += z.rounds;
+  stats.passes += z.passes;
+  stats.survivors += z.survivors;
+  if (z.survivors == 0) return std::nullopt;
+  Subgraph inside_z = sub;
+  inside_z.keep_state = [&z](StateId s) { return (z.flags[s] & kSurvives) != 0; };
+  auto lasso = search(g, inside_z, true, f, need_unstable, stem);
+  if (!lasso) throw std::logic_error("analysis: the OWCTY fixpoint is not empty but holds no fair SCC");
+  return lasso;
+}
+
+// The nodes faulty in some state (a parallel sweep).
+std::vector<char> ever_faulty_nodes(const StateGraph& g, Cancellation& cancel) {
+  std::vector<std::atomic<char>> seen(g.num_nodes());
+  for (auto& x : seen) x.store(0, std::memory_order_relaxed);
+  cancel.poll();
+  const int slots = std::max(1, tbb::this_task_arena::max_concurrency());
+  std::vector<Cancellation> polls(static_cast<size_t>(slots), cancel);
+  parallel_for(StateId{0}, g.num_states(), 4096, [&](const tbb::blocked_range<StateId>& r) {
+    polls.at(worker_slot()).poll();
+    for (StateId s = r.begin(); s != r.end(); ++s)
+      for (uint32_t n = 0; n < g.num_nodes() && g.any_faulty(s); ++n)
+        if (g.faulty(s, n) && !seen[n].load(std::memory_order_relaxed)) seen[n].store(1, std::memory_order_relaxed);
+  });
+  std::vector<char> out(g.num_nodes());
+  for (uint32_t n = 0; n < g.num_nodes(); ++n) out[n] = seen[n].load();
+  return out;
+}
+
+Verdict analyze_with(const StateGraph& g, Property p, Fairness f, bool complete, Cancellation& cancel,
+                     bool parallel) {
+  Verdict v;
+  v.property = p;
+  switch (p) {
+    case Property::SometimesTotal:
+    case Property::SometimesPartial: {
+      // A converged suffix: stable edges only, between states meeting the
+      // fault condition; every explored state is reachable.
+      Subgraph sub;
+      sub.cancel = &cancel;
+      sub.stable_edges_only = true;
+      if (p == Property::SometimesTotal)
+        sub.keep_state = [&](StateId s) { return !g.any_faulty(s); };
+      else
+        sub.keep_state = [&](StateId s) { return !g.all_faulty(s); };
+      v.lasso = find_fair_scc(g, sub, true, f, false, parallel, v.stats);
+      if (v.lasso) v.holds = true;
+      else if (complete) v.holds = false;
+      break;
+    }
+    case Property::AlwaysTotal: {
+      Subgraph sub;
+      sub.cancel = &cancel;
+      sub.keep_state = [&](StateId s) { return !g.any_faulty(s); };
+      v.lasso = find_fair_scc(g, sub, false, f, true, parallel, v.stats);
+      if (v.lasso) v.holds = false;
+      else if (complete) v.holds = true;
+      break;
+    }
+    case Property::AlwaysPartial: {
+      // Nodes that are never faulty anywhere give the same subgraph: check it once.
+      std::vector<char> ever_faulty = ever_faulty_nodes(g, cancel);
+      bool checked_clean = false;
+      for (uint32_t n = 0; n < g.num_nodes() && !v.lasso; ++n) {
+        if (!ever_faulty[n]) {
+          if (checked_clean) continue;
+          checked_clean = true;
+        }
+        Subgraph sub;
+        sub.cancel = &cancel;
+        sub.keep_state = [&g, n](StateId s) { return !g.faulty(s, n); };
+        v.lasso = find_fair_scc(g, sub, false, f, true, parallel, v.stats);
+        if (v.lasso) v.node = n;
+      }
+      if (v.lasso) v.holds = false;
+      else if (complete) v.holds = true;
+      break;
+    }
+  }
+  return v;
 }
 
 }  // namespace
@@ -262,60 +369,11 @@ const char* property_json_key(Property p) {
 }
 
 Verdict analyze(const StateGraph& g, Property p, Fairness f, bool complete, Cancellation& cancel) {
-  Verdict v;
-  v.property = p;
-  switch (p) {
-    case Property::SometimesTotal:
-    case Property::SometimesPartial: {
-      // A converged suffix: stable edges only, between states meeting the
-      // fault condition; every explored state is reachable.
-      Subgraph sub;
-      sub.cancel = &cancel;
-      sub.stable_edges_only = true;
-      if (p == Property::SometimesTotal)
-        sub.keep_state = [&](StateId s) { return !g.any_faulty(s); };
-      else
-        sub.keep_state = [&](StateId s) { return !g.all_faulty(s); };
-      v.lasso = search(g, sub, true, f, false);
-      if (v.lasso) v.holds = true;
-      else if (complete) v.holds = false;
-      break;
-    }
-    case Property::AlwaysTotal: {
-      Subgraph sub;
-      sub.cancel = &cancel;
-      sub.keep_state = [&](StateId s) { return !g.any_faulty(s); };
-      v.lasso = search(g, sub, false, f, true);
-      if (v.lasso) v.holds = false;
-      else if (complete) v.holds = true;
-      break;
-    }
-    case Property::AlwaysPartial: {
-      // Nodes that are never faulty anywhere give the same subgraph: check it once.
-      std::vector<char> ever_faulty(g.num_nodes(), 0);
-      for (StateId s = 0; s < g.num_states(); ++s) {
-        cancel.poll();
-        for (uint32_t n = 0; n < g.num_nodes(); ++n)
-          if (g.faulty(s, n)) ever_faulty[n] = 1;
-      }
-      bool checked_clean = false;
-      for (uint32_t n = 0; n < g.num_nodes() && !v.lasso; ++n) {
-        if (!ever_faulty[n]) {
-          if (checked_clean) continue;
-          checked_clean = true;
-        }
-        Subgraph sub;
-        sub.cancel = &cancel;
-        sub.keep_state = [&g, n](StateId s) { return !g.faulty(s, n); };
-        v.lasso = search(g, sub, false, f, true);
-        if (v.lasso) v.node = n;
-      }
-      if (v.lasso) v.holds = false;
-      else if (complete) v.holds = true;
-      break;
-    }
-  }
-  return v;
+  return analyze_with(g, p, f, complete, cancel, true);
+}
+
+Verdict analyze_sequential(const StateGraph& g, Property p, Fairness f, bool complete, Cancellation& cancel) {
+  return analyze_with(g, p, f, complete, cancel, false);
 }
 
 }  // namespace ddsmc::engine

@@ -30,11 +30,21 @@ struct Lasso {
   size_t loop_start = 0;
 };
 
+// What the analysis did, summed over the subgraphs it examined (figures
+// for benchmarks and tests; the sequential analysis leaves the OWCTY ones 0).
+struct AnalysisStats {
+  uint32_t subgraphs = 0;  // subgraphs H examined (always-partial: up to one per node)
+  uint32_t rounds = 0;     // OWCTY rounds over the acceptance sets
+  uint32_t passes = 0;     // OWCTY parallel loops (sweeps, BFS levels, elimination rounds)
+  uint64_t survivors = 0;  // states left in Z at the fixpoint (where the lasso was looked for)
+};
+
 struct Verdict {
   Property property = Property::SometimesTotal;
   std::optional<bool> holds;    // nullopt: not decided (incomplete exploration)
   std::optional<Lasso> lasso;   // witness (sometimes-*) or counterexample (always-*)
   std::optional<uint32_t> node; // always-partial counterexample: the node never faulty in it
+  AnalysisStats stats;
 };
 
 // `complete` says whether the graph is the whole reachable state space. On an
@@ -42,7 +52,19 @@ struct Verdict {
 // uses only explored edges); otherwise the verdict is left undecided.
 // `cancel` is polled in every walk over the graph; a stop throws Cancelled
 // (and an allocation failure std::bad_alloc) with no verdict.
+//
+// Parallel (docs/engine.md §10): for each subgraph, an OWCTY elimination
+// fixpoint (engine/owcty.hpp) on the caller's task arena decides whether a
+// fair SCC exists; only when one does, a sequential Tarjan inside the
+// surviving states finds it and builds the lasso. A survivor set with no
+// fair SCC in it is a bug: std::logic_error.
 Verdict analyze(const StateGraph& g, Property p, Fairness f, bool complete,
                 Cancellation& cancel = Cancellation::none());
+
+// The same verdicts by one sequential Tarjan per subgraph over the whole of
+// it (with early exit): the tests' oracle. Its lassos may differ from
+// analyze()'s (another fair SCC, another path), its `holds` and `node` never.
+Verdict analyze_sequential(const StateGraph& g, Property p, Fairness f, bool complete,
+                           Cancellation& cancel = Cancellation::none());
 
 }  // namespace ddsmc::engine

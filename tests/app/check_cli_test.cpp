@@ -202,6 +202,10 @@ void expect_report_shape(const json& j, const std::vector<std::string>& keys) {
   if (st.value("seconds", json()).is_number()) {
     EXPECT_GE(st["seconds"].get<double>(), 0.0);
   }
+  EXPECT_TRUE(st.value("analysis_seconds", json()).is_number()) << st;
+  if (st.value("analysis_seconds", json()).is_number()) {
+    EXPECT_GE(st["analysis_seconds"].get<double>(), 0.0);
+  }
   EXPECT_TRUE(st.value("peak_rss_bytes", json()).is_number_unsigned()) << st;
   if (st.value("peak_rss_bytes", json()).is_number_unsigned()) {
     EXPECT_GT(st["peak_rss_bytes"].get<uint64_t>(), 0u);
