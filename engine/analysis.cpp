@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <deque>
 #include <functional>
 #include <stdexcept>
 
@@ -123,48 +122,66 @@ std::optional<CycleTargets> qualify(const StateGraph& g, const Subgraph& sub, co
   return t;
 }
 
-// Shortest path by BFS from `from` to a state satisfying `goal` (or, with an
-// edge goal, ending with that edge), moving only along allowed edges.
-// Returns the path as (states, edges); states[0] == from.
+// Paths as (states, edges); states[0] is where the path starts.
 struct Path {
   std::vector<StateId> states;
   std::vector<Edge> edges;
 };
 
-template <class Allowed, class Goal>
-std::optional<Path> bfs_path(const StateGraph& g, Cancellation& cancel, StateId from, Allowed&& allowed, Goal&& goal) {
-  if (goal(from)) return Path{{from}, {}};
-  std::vector<StateId> parent(g.num_states(), kNoState);
-  std::vector<char> seen(g.num_states(), 0);
-  std::vector<Edge> parent_edge(g.num_states());
-  seen[from] = 1;
-  std::deque<StateId> q{from};
-  auto build = [&](StateId end) {
+// Shortest paths by BFS from a state to one satisfying `goal`, moving only
+// along allowed edges. One finder serves all the searches of a lasso: its
+// parent array (4 bytes per state, kNoState: not seen) is allocated once
+// and reset through the queue of the last search, which holds every state
+// it saw. The edges of a path are found again when it is built: the first
+// allowed edge from a state to its child is the one the search took.
+class PathFinder {
+ public:
+  PathFinder(const StateGraph& g, Cancellation& cancel) : g_(g), cancel_(cancel), parent_(g.num_states(), kNoState) {}
+
+  template <class Allowed, class Goal>
+  std::optional<Path> find(StateId from, Allowed&& allowed, Goal&& goal) {
+    if (goal(from)) return Path{{from}, {}};
+    for (StateId s : queue_) parent_[s] = kNoState;
+    queue_.clear();
+    parent_[from] = from;
+    queue_.push_back(from);
+    for (size_t head = 0; head < queue_.size(); ++head) {
+      cancel_.poll();
+      const StateId v = queue_[head];
+      for (const Edge& e : g_.edges(v)) {
+        if (parent_[e.target] != kNoState || !allowed(v, e)) continue;
+        parent_[e.target] = v;
+        queue_.push_back(e.target);
+        if (goal(e.target)) return build(from, e.target, allowed);
+      }
+    }
+    return std::nullopt;
+  }
+
+ private:
+  template <class Allowed>
+  Path build(StateId from, StateId end, Allowed& allowed) const {
     Path p;
-    for (StateId s = end; s != from; s = parent[s]) {
+    for (StateId s = end; s != from; s = parent_[s]) {
+      const StateId v = parent_[s];
       p.states.push_back(s);
-      p.edges.push_back(parent_edge[s]);
+      for (const Edge& e : g_.edges(v))
+        if (e.target == s && allowed(v, e)) {
+          p.edges.push_back(e);
+          break;
+        }
     }
     p.states.push_back(from);
     std::reverse(p.states.begin(), p.states.end());
     std::reverse(p.edges.begin(), p.edges.end());
     return p;
-  };
-  while (!q.empty()) {
-    cancel.poll();
-    StateId v = q.front();
-    q.pop_front();
-    for (const Edge& e : g.edges(v)) {
-      if (seen[e.target] || !allowed(v, e)) continue;
-      seen[e.target] = 1;
-      parent[e.target] = v;
-      parent_edge[e.target] = e;
-      if (goal(e.target)) return build(e.target);
-      q.push_back(e.target);
-    }
   }
-  return std::nullopt;
-}
+
+  const StateGraph& g_;
+  Cancellation& cancel_;
+  std::vector<StateId> parent_;  // per state: its parent in the current search (the start: itself)
+  std::vector<StateId> queue_;   // the current search's states, in BFS order
+};
 
 void append(Path& a, const Path& b) {
   // b starts where a ends.
@@ -182,13 +199,14 @@ Lasso build_lasso(const StateGraph& g, const Subgraph& sub, const std::vector<St
   std::vector<char> in_scc(g.num_states(), 0);
   for (StateId s : members) in_scc[s] = 1;
   auto stem_allowed = [&](StateId, const Edge& e) { return !stem_states || (*stem_states)(e.target); };
-  Path stem = *bfs_path(g, *sub.cancel, 0, stem_allowed, [&](StateId s) { return in_scc[s] != 0; });
+  PathFinder paths(g, *sub.cancel);
+  Path stem = *paths.find(0, stem_allowed, [&](StateId s) { return in_scc[s] != 0; });
   StateId entry = stem.states.back();
   auto inside = [&](StateId, const Edge& e) { return in_scc[e.target] && sub.keeps(e); };
 
   Path cycle{{entry}, {}};
   auto go_to_state = [&](StateId target) {
-    append(cycle, *bfs_path(g, *sub.cancel, cycle.states.back(), inside, [&](StateId s) { return s == target; }));
+    append(cycle, *paths.find(cycle.states.back(), inside, [&](StateId s) { return s == target; }));
   };
   for (StateId s : targets.states) go_to_state(s);
   for (const auto& [src, e] : targets.edges) {
@@ -209,8 +227,8 @@ Lasso build_lasso(const StateGraph& g, const Subgraph& sub, const std::vector<St
         }
     }
     if (cycle.states.back() != entry) {
-      auto back = bfs_path(g, *sub.cancel, cycle.states.back(), inside, [&](StateId s) { return s == entry; });
-      // bfs_path with goal(from) true returns an empty path; entry != back here.
+      auto back = paths.find(cycle.states.back(), inside, [&](StateId s) { return s == entry; });
+      // find() with goal(from) true returns an empty path; entry != back here.
       append(cycle, *back);
     }
   }
