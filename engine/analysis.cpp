@@ -293,8 +293,17 @@ std::optional<Lasso> find_fair_scc(const StateGraph& g, const Subgraph& sub, boo
   return lasso;
 }
 
-// The nodes faulty in some state (a parallel sweep).
-std::vector<char> ever_faulty_nodes(const StateGraph& g, Cancellation& cancel) {
+// The nodes faulty in some state (a parallel sweep, or a loop).
+std::vector<char> ever_faulty_nodes(const StateGraph& g, Cancellation& cancel, bool parallel) {
+  if (!parallel) {
+    std::vector<char> out(g.num_nodes(), 0);
+    for (StateId s = 0; s < g.num_states(); ++s) {
+      cancel.poll();
+      for (uint32_t n = 0; n < g.num_nodes(); ++n)
+        if (g.faulty(s, n)) out[n] = 1;
+    }
+    return out;
+  }
   std::vector<std::atomic<char>> seen(g.num_nodes());
   for (auto& x : seen) x.store(0, std::memory_order_relaxed);
   cancel.poll();
@@ -343,7 +352,7 @@ Verdict analyze_with(const StateGraph& g, Property p, Fairness f, bool complete,
     }
     case Property::AlwaysPartial: {
       // Nodes that are never faulty anywhere give the same subgraph: check it once.
-      std::vector<char> ever_faulty = ever_faulty_nodes(g, cancel);
+      std::vector<char> ever_faulty = ever_faulty_nodes(g, cancel, parallel);
       bool checked_clean = false;
       for (uint32_t n = 0; n < g.num_nodes() && !v.lasso; ++n) {
         if (!ever_faulty[n]) {

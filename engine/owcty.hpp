@@ -33,7 +33,7 @@ inline constexpr uint8_t kInSubgraph = 1;  // keep_state(s)
 inline constexpr uint8_t kSurvives = 2;    // s is in the fixpoint Z
 
 struct OwctyResult {
-  std::vector<uint8_t> flags;  // per state: kInSubgraph | kSurvives
+  std::vector<uint8_t> flags;  // per state: kInSubgraph, kSurvives (other bits: scratch)
   uint64_t survivors = 0;      // |Z|
   uint64_t initial = 0;        // |Z| at the start: the kept (and, for always-*, reachable) states
   uint32_t rounds = 0;         // rounds over the acceptance sets (0 when there are none)
@@ -43,8 +43,10 @@ struct OwctyResult {
 // The fixpoint, on the caller's task arena (engine::parallel_for). Polls
 // `cancel` before every pass and a copy of it per chunk of every pass;
 // throws Cancelled or std::bad_alloc with no result. Scratch: the result's
-// byte per state and a 32-bit in-degree counter per state, plus the BFS
-// frontiers (at most 4 bytes per state in all).
+// byte of flags per state and a 32-bit in-degree counter per state (5
+// bytes per state), plus lists of state ids, short in practice (the list
+// of Z's states once Z holds less than 1/16 of them, and the levels of a
+// propagation once they are short; docs/engine.md §10).
 OwctyResult owcty(const StateGraph& g, const FairSccQuery& q, Cancellation& cancel);
 
 }  // namespace ddsmc::engine
