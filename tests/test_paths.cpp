@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -18,6 +19,14 @@ namespace fs = std::filesystem;
 
 std::string source_path(const std::string& relative) { return std::string(DDSMC_SOURCE_DIR) + "/" + relative; }
 std::string ddsmc_binary() { return DDSMC_BINARY; }
+
+std::vector<std::string> example_files() {
+  std::vector<std::string> out;
+  for (const auto& entry : fs::directory_iterator(source_path("examples")))
+    if (entry.path().extension() == ".d2c") out.push_back(entry.path().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
 
 std::string temp_dir() {
   static std::string dir = [] {

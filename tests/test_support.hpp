@@ -17,6 +17,8 @@ struct CliResult {
 };
 
 std::string source_path(const std::string& relative);  // DDSMC_SOURCE_DIR/relative
+// The bundled examples (examples/*.d2c), full paths, sorted.
+std::vector<std::string> example_files();
 std::string ddsmc_binary();
 
 // How the child runs.

@@ -50,14 +50,6 @@ Expectations read_expectations(const std::string& path) {
   return e;
 }
 
-std::vector<std::string> example_files() {
-  std::vector<std::string> out;
-  for (const auto& entry : std::filesystem::directory_iterator(test::source_path("examples")))
-    if (entry.path().extension() == ".d2c") out.push_back(entry.path().string());
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 std::optional<model::Model> load(const std::string& path, std::optional<std::string> network = std::nullopt) {
   model::Diagnostics diag;
   model::Overrides ov;
@@ -172,7 +164,7 @@ TEST_P(Example, SameGraphAtEveryThreadCount) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Examples, Example, ::testing::ValuesIn(example_files()),
+INSTANTIATE_TEST_SUITE_P(Examples, Example, ::testing::ValuesIn(test::example_files()),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            return std::filesystem::path(info.param).stem().string();
                          });

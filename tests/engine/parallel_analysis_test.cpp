@@ -341,19 +341,11 @@ TEST(ParallelAnalysis, LargeRandomGraphs) {
 
 // ---- models ---------------------------------------------------------------------
 
-std::vector<std::string> example_files() {
-  std::vector<std::string> out;
-  for (const auto& entry : std::filesystem::directory_iterator(test::source_path("examples")))
-    if (entry.path().extension() == ".d2c") out.push_back(entry.path().string());
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 // Every example on its own network, on ring:3 and (but under TSan) on
 // ring:4 (flooding there has 784 states), up to 60,000 states.
 TEST(ParallelAnalysis, Examples) {
   int checked = 0;
-  for (const auto& path : example_files())
+  for (const auto& path : test::example_files())
     for (std::optional<std::string> net : {std::optional<std::string>{}, std::optional<std::string>{"ring:3"},
                                            std::optional<std::string>{"ring:4"}}) {
       if (!kRing4 && net == "ring:4") continue;

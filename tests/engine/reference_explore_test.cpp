@@ -187,16 +187,8 @@ Comparison compare_explore(const model::Model& m, const engine::CompiledModel& c
   return c;
 }
 
-std::vector<std::string> example_files() {
-  std::vector<std::string> out;
-  for (const auto& entry : std::filesystem::directory_iterator(test::source_path("examples")))
-    if (entry.path().extension() == ".d2c") out.push_back(entry.path().string());
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 TEST(RefExplore, InitialStateMatchesTheSpec) {
-  for (const auto& path : example_files())
+  for (const auto& path : test::example_files())
     for (std::optional<std::string> net : {std::optional<std::string>{}, std::optional<std::string>{"ring:3"}}) {
       model::Diagnostics diag;
       model::Overrides ov;
@@ -214,7 +206,7 @@ TEST(RefExplore, InitialStateMatchesTheSpec) {
 TEST(RefExplore, ExamplesAgreeWithReferenceExplorer) {
   auto t0 = std::chrono::steady_clock::now();
   int compared = 0;
-  for (const auto& path : example_files()) {
+  for (const auto& path : test::example_files()) {
     for (std::optional<std::string> net :
          {std::optional<std::string>{}, std::optional<std::string>{"line:2"}, std::optional<std::string>{"ring:3"}}) {
       model::Diagnostics diag;
