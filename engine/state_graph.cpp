@@ -60,11 +60,9 @@ StateId StateGraph::add_states(size_t n) {
     labels_.resize(words_for(first));
     throw;
   }
+  // Bits past the last state are zero: every word is zeroed when a state
+  // first reaches it, and fill_state sets only bits of added states.
   for (size_t w = words_for(first); w < words_for(first + n); ++w) labels_[w] = 0;
-  if (label_bits_ > 0) {  // the rest of the word the last state so far ends in
-    const uint64_t end = uint64_t{first} * label_bits_;
-    if (end & 63) labels_[end >> 6] &= (uint64_t{1} << (end & 63)) - 1;
-  }
   num_states_ = first + static_cast<StateId>(n);
   return first;
 }
