@@ -32,6 +32,14 @@ BoundWhere bound_where(const CheckOutcome& o) {
                                                net.name(net.arc(v.where).dst))};
 }
 
+// Bytes of each table and index of the graph (they sum to the
+// bytes_per_state figure times the states).
+json memory_json(const engine::StateGraph::Memory& m) {
+  return {{"tree_nodes", m.tree_nodes}, {"tree_leaves", m.tree_leaves}, {"visited", m.visited},
+          {"roots", m.roots},           {"parents", m.parents},         {"labels", m.labels},
+          {"edge_rows", m.edge_rows},   {"edge_index", m.edge_index},   {"total", m.total()}};
+}
+
 json property_json(const CheckOutcome& o, const PropertyOutcome& p) {
   json pj = {{"holds", nullptr}, {"trace", nullptr}};
   if (p.verdict.holds) pj["holds"] = *p.verdict.holds;
@@ -123,6 +131,7 @@ json report_json(const CheckOutcome& o) {
                      {"threads", res.threads},
                      {"memory_limit_bytes", o.memory_limit},
                      {"bytes_per_state", g.num_states() ? double(g.memory_bytes()) / g.num_states() : 0.0},
+                     {"memory", memory_json(g.memory())},
                      {"canonical",
                       {{"calls", res.canonical.calls},
                        {"fast_path", res.canonical.fast_path},

@@ -102,10 +102,12 @@ uint8_t* EdgeStore::write_row(StateId source, std::span<const Edge> edges, uint8
   return out;
 }
 
-uint64_t EdgeStore::memory_bytes() const {
-  uint64_t n = begin_.memory_bytes() + chunks_.capacity() * sizeof(Chunk);
+uint64_t EdgeStore::row_bytes() const {
+  uint64_t n = chunks_.capacity() * sizeof(Chunk);
   for (const Chunk& c : chunks_) n += c.capacity;
   return n;
 }
+
+uint64_t EdgeStore::index_bytes() const { return begin_.memory_bytes(); }
 
 }  // namespace ddsmc::engine

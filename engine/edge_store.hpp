@@ -175,7 +175,9 @@ class EdgeStore {
     c.previous = out.target;
     return true;
   }
-  uint64_t memory_bytes() const;
+  uint64_t memory_bytes() const { return row_bytes() + index_bytes(); }
+  uint64_t row_bytes() const;    // the chunks the rows live in
+  uint64_t index_bytes() const;  // where each row begins
 
  private:
   // A row's place: chunk index << 32 | offset in the chunk.

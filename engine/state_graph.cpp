@@ -129,9 +129,18 @@ bool StateGraph::all_faulty(StateId s) const {
   return true;
 }
 
-uint64_t StateGraph::memory_bytes() const {
-  return store_->memory_bytes() + root_.memory_bytes() + parent_.memory_bytes() + labels_.memory_bytes() +
-         edges_.memory_bytes();
+StateGraph::Memory StateGraph::memory() const {
+  const hashing::TreeStore::Memory tree = store_->tree().memory();
+  Memory m;
+  m.tree_nodes = tree.node_slots + tree.node_pairs;
+  m.tree_leaves = tree.leaf_slots + tree.leaf_offsets + tree.leaf_arena;
+  m.visited = store_->memory_bytes() - tree.total();
+  m.roots = root_.memory_bytes();
+  m.parents = parent_.memory_bytes();
+  m.labels = labels_.memory_bytes();
+  m.edge_rows = edges_.row_bytes();
+  m.edge_index = edges_.index_bytes();
+  return m;
 }
 
 }  // namespace ddsmc::engine

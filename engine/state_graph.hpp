@@ -76,7 +76,19 @@ class StateGraph {
   bool any_faulty(StateId s) const;
   bool all_faulty(StateId s) const;
   bool channel_empty(StateId s, uint32_t arc) const { return bit(s, num_nodes_ + arc); }
-  uint64_t memory_bytes() const;
+  // Where the graph's bytes are (every table and index; the JSON's
+  // stats.memory): the store's tree (nodes, leaves), its visited set (root
+  // id -> state), and per state its root, parent, labels and edges (rows
+  // and their index).
+  struct Memory {
+    uint64_t tree_nodes = 0, tree_leaves = 0, visited = 0, roots = 0, parents = 0, labels = 0, edge_rows = 0,
+             edge_index = 0;
+    uint64_t total() const {
+      return tree_nodes + tree_leaves + visited + roots + parents + labels + edge_rows + edge_index;
+    }
+  };
+  Memory memory() const;
+  uint64_t memory_bytes() const { return memory().total(); }
 
  private:
   size_t words_for(size_t states) const { return (states * label_bits_ + 63) / 64; }

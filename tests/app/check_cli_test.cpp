@@ -210,6 +210,19 @@ void expect_report_shape(const json& j, const std::vector<std::string>& keys) {
   if (st.value("peak_rss_bytes", json()).is_number_unsigned()) {
     EXPECT_GT(st["peak_rss_bytes"].get<uint64_t>(), 0u);
   }
+  // The memory breakdown: every part present, and the parts are the
+  // bytes_per_state figure.
+  ASSERT_TRUE(st.contains("memory") && st["memory"].is_object()) << st;
+  uint64_t parts = 0;
+  for (const char* k : {"tree_nodes", "tree_leaves", "visited", "roots", "parents", "labels", "edge_rows", "edge_index"}) {
+    ASSERT_TRUE(st["memory"].value(k, json()).is_number_unsigned()) << k << " " << st["memory"];
+    parts += st["memory"][k].get<uint64_t>();
+  }
+  EXPECT_EQ(st["memory"]["total"].get<uint64_t>(), parts);
+  EXPECT_GT(parts, 0u);
+  if (j["states"].get<uint64_t>() > 0) {
+    EXPECT_NEAR(st["bytes_per_state"].get<double>(), double(parts) / j["states"].get<double>(), 1e-6);
+  }
   EXPECT_TRUE(st.value("ranks", json()).is_number_unsigned()) << st;
   if (st.value("ranks", json()).is_number_unsigned()) {
     EXPECT_GE(st["ranks"].get<uint64_t>(), 1u);
