@@ -13,6 +13,7 @@
 #include "app/output.hpp"
 #include "app/runtime.hpp"
 #include "engine/analysis.hpp"
+#include "engine/bfs_tree.hpp"
 #include "engine/d2c/system.hpp"
 #include "engine/workers.hpp"
 #include "model/load.hpp"
@@ -88,7 +89,11 @@ void decide(CheckOutcome& o, const std::vector<engine::Property>& properties, en
   const auto& res = o.explored;
   for (auto p : properties) o.properties.push_back(PropertyOutcome{p, engine::Verdict{p, {}, {}, {}, {}}, {}, {}});
   if (res.violation) {  // nothing is analysed (semantics.md §5)
-    o.bound_run_stopped = lift_run(o, engine::parent_path_hops(res.graph, res.violating_state), cancel, o.bound_run);
+    std::vector<engine::StateId> path;  // read back from the edges: one pass, 4 B per state
+    o.bound_run_stopped =
+        guarded([&] { path = engine::bfs_tree_path(res.graph, res.violating_state, res.violating_parent, cancel); });
+    if (o.bound_run_stopped == StopReason::None)
+      o.bound_run_stopped = lift_run(o, engine::path_hops(path), cancel, o.bound_run);
     o.note_stop(o.bound_run_stopped);
     human.print([&] { return bound_text(o); });
     return;

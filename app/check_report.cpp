@@ -36,7 +36,7 @@ BoundWhere bound_where(const CheckOutcome& o) {
 // bytes_per_state figure times the states).
 json memory_json(const engine::StateGraph::Memory& m) {
   return {{"tree_nodes", m.tree_nodes}, {"tree_leaves", m.tree_leaves}, {"visited", m.visited},
-          {"roots", m.roots},           {"parents", m.parents},         {"labels", m.labels},
+          {"roots", m.roots},           {"labels", m.labels},
           {"edge_rows", m.edge_rows},   {"edge_index", m.edge_index},   {"total", m.total()}};
 }
 

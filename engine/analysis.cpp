@@ -23,40 +23,43 @@ struct Subgraph {
 
 // Iterative Tarjan from the given roots, restricted to the subgraph. Calls
 // on_scc(members) for every SCC found; stops early when on_scc returns true.
+// Per state it keeps the DFS index (4 bytes) and an on-stack bit; the low
+// link lives in the DFS frame, since only the states on the call stack need
+// one.
 class SccFinder {
  public:
-  SccFinder(const StateGraph& g, const Subgraph& sub) : g_(g), sub_(sub), index_(g.num_states(), kUnvisited),
-                                                         low_(g.num_states(), 0), on_stack_(g.num_states(), false) {}
+  SccFinder(const StateGraph& g, const Subgraph& sub)
+      : g_(g), sub_(sub), index_(g.num_states(), kUnvisited), on_stack_(g.num_states(), false) {}
 
   template <class OnScc>
   bool run_from(StateId root, OnScc&& on_scc) {
     if (index_[root] != kUnvisited || !sub_.keep_state(root)) return false;
-    struct Frame {  // 12 bytes: the stack may hold every state
+    struct Frame {  // 16 bytes: the stack may hold every state
       StateId v;
+      uint32_t low;
       EdgeCursor next_edge;
     };
     std::vector<Frame> call;
-    visit(root);
-    call.push_back({root, {}});
+    call.push_back({root, visit(root), {}});
     while (!call.empty()) {
       sub_.cancel->poll();
       Frame& f = call.back();
       Edge e;
       if (g_.next_edge(f.v, f.next_edge, e)) {
         if (!sub_.keeps(e)) continue;
-        StateId w = e.target;
+        const StateId w = e.target;
         if (index_[w] == kUnvisited) {
-          visit(w);
-          call.push_back({w, {}});
+          call.push_back({w, visit(w), {}});  // (f may dangle from here on)
         } else if (on_stack_[w]) {
-          low_[f.v] = std::min(low_[f.v], index_[w]);
+          f.low = std::min(f.low, index_[w]);
         }
         continue;
       }
-      StateId v = f.v;
+      const StateId v = f.v;
+      const uint32_t low = f.low;
       call.pop_back();
-      if (!call.empty()) low_[call.back().v] = std::min(low_[call.back().v], low_[v]);
-      if (low_[v] == index_[v]) {
+      if (!call.empty()) call.back().low = std::min(call.back().low, low);
+      if (low == index_[v]) {
         std::vector<StateId> members;
         StateId w;
         do {
@@ -71,16 +74,21 @@ class SccFinder {
     return false;
   }
 
+  // Hands over the per-state index array (num_states() entries), for the
+  // lasso's path searches to reuse; the finder is done then.
+  std::vector<uint32_t> release() { return std::move(index_); }
+
  private:
   static constexpr uint32_t kUnvisited = 0xffffffffu;
-  void visit(StateId v) {
-    index_[v] = low_[v] = counter_++;
+  uint32_t visit(StateId v) {
+    index_[v] = counter_++;
     stack_.push_back(v);
     on_stack_[v] = true;
+    return index_[v];
   }
   const StateGraph& g_;
   const Subgraph& sub_;
-  std::vector<uint32_t> index_, low_;
+  std::vector<uint32_t> index_;
   std::vector<bool> on_stack_;
   std::vector<StateId> stack_;
   uint32_t counter_ = 0;
@@ -132,11 +140,15 @@ struct Path {
 // along allowed edges. One finder serves all the searches of a lasso: its
 // parent array (4 bytes per state, kNoState: not seen) is allocated once
 // and reset through the queue of the last search, which holds every state
-// it saw. The edges of a path are found again when it is built: the first
-// allowed edge from a state to its child is the one the search took.
+// it saw (`buffer`: an array to reuse for it, such as the SCC finder's). The
+// edges of a path are found again when it is built: the first allowed edge
+// from a state to its child is the one the search took.
 class PathFinder {
  public:
-  PathFinder(const StateGraph& g, Cancellation& cancel) : g_(g), cancel_(cancel), parent_(g.num_states(), kNoState) {}
+  PathFinder(const StateGraph& g, Cancellation& cancel, std::vector<StateId> buffer = {})
+      : g_(g), cancel_(cancel), parent_(std::move(buffer)) {
+    parent_.assign(g.num_states(), kNoState);
+  }
 
   template <class Allowed, class Goal>
   std::optional<Path> find(StateId from, Allowed&& allowed, Goal&& goal) {
@@ -193,13 +205,14 @@ void append(Path& a, const Path& b) {
 using StemStates = const std::function<bool(StateId)>*;
 
 // A lasso: the stem from the initial state to the SCC, then a cycle through
-// every target, back to where it entered.
+// every target, back to where it entered. `in_scc`: all zero, per state;
+// `buffer`: an array for the path searches to reuse.
 Lasso build_lasso(const StateGraph& g, const Subgraph& sub, const std::vector<StateId>& members,
-                  const CycleTargets& targets, StemStates stem_states) {
-  std::vector<char> in_scc(g.num_states(), 0);
+                  const CycleTargets& targets, StemStates stem_states, std::vector<char>& in_scc,
+                  std::vector<StateId> buffer) {
   for (StateId s : members) in_scc[s] = 1;
   auto stem_allowed = [&](StateId, const Edge& e) { return !stem_states || (*stem_states)(e.target); };
-  PathFinder paths(g, *sub.cancel);
+  PathFinder paths(g, *sub.cancel, std::move(buffer));
   Path stem = *paths.find(0, stem_allowed, [&](StateId s) { return in_scc[s] != 0; });
   StateId entry = stem.states.back();
   auto inside = [&](StateId, const Edge& e) { return in_scc[e.target] && sub.keeps(e); };
@@ -244,23 +257,30 @@ Lasso build_lasso(const StateGraph& g, const Subgraph& sub, const std::vector<St
 
 // Searches the subgraph for a qualifying SCC and builds its lasso (its stem
 // through `stem_states`).
+// The lasso is built after the finder is done, in its memory: the peak is
+// the finder's 4 bytes and a bit per state, plus 1 for in_scc.
 std::optional<Lasso> search(const StateGraph& g, const Subgraph& sub, bool roots_everywhere, Fairness f,
                             bool need_unstable, StemStates stem_states) {
-  SccFinder finder(g, sub);
   std::vector<char> in_scc(g.num_states(), 0);
-  std::optional<Lasso> found;
-  auto on_scc = [&](const std::vector<StateId>& members) {
-    auto targets = qualify(g, sub, members, in_scc, f, need_unstable);
-    if (!targets) return false;
-    found = build_lasso(g, sub, members, *targets, stem_states);
-    return true;
-  };
-  if (roots_everywhere) {
-    for (StateId s = 0; s < g.num_states() && !found; ++s) finder.run_from(s, on_scc);
-  } else if (g.num_states() > 0) {
-    finder.run_from(0, on_scc);
+  std::vector<StateId> members;
+  std::optional<CycleTargets> targets;
+  std::vector<StateId> buffer;
+  {
+    SccFinder finder(g, sub);
+    auto on_scc = [&](const std::vector<StateId>& scc) {
+      targets = qualify(g, sub, scc, in_scc, f, need_unstable);
+      if (targets) members = scc;
+      return targets.has_value();
+    };
+    if (roots_everywhere) {
+      for (StateId s = 0; s < g.num_states() && !targets; ++s) finder.run_from(s, on_scc);
+    } else if (g.num_states() > 0) {
+      finder.run_from(0, on_scc);
+    }
+    if (!targets) return std::nullopt;
+    buffer = finder.release();
   }
-  return found;
+  return build_lasso(g, sub, members, *targets, stem_states, in_scc, std::move(buffer));
 }
 
 // The lasso of a fair SCC of the subgraph, if it has one. Sequentially: one

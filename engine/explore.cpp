@@ -33,6 +33,11 @@ struct Worker {
   Level::Edges edges;
 };
 
+// The most sources one slice of the queue takes (see run()): about 16 MiB
+// of edge buffers and new states at 10 successors per state; a slice has
+// 4 to 16 rounds at 2 to 8 threads.
+inline constexpr StateId kSlice = StateId{1} << 17;
+
 class Bfs {
  public:
   Bfs(const System& system, const ExploreOptions& opts, ExploreResult& res)
@@ -44,11 +49,17 @@ class Bfs {
     res.threads = threads_;
   }
 
+  // The BFS queue is the ids not expanded yet, [first, num_states()): it is
+  // expanded a slice at a time, the slice committed before the next starts.
+  // A slice is a BFS level, or its first kSlice states when wider, so that
+  // what a slice holds while it runs (its sources' edges, its new states)
+  // stays bounded however wide the levels grow. That keeps the sequential
+  // numbering: see docs/engine.md §9.
   void run() {
     start_initial();
     StateId first = 0;
     while (res_.complete && first < g_.num_states()) {
-      const StateId end = g_.num_states();
+      const StateId end = first + std::min<StateId>(g_.num_states() - first, kSlice);
       run_level(first, end);
       first = end;
     }
@@ -77,7 +88,7 @@ class Bfs {
     }
     std::vector<uint64_t> labels(g_.label_words());
     g_.labels_of(init, system_, labels.data());
-    g_.fill_state(g_.add_states(1), root, kNoState, labels.data());
+    g_.fill_state(g_.add_states(1), root, labels.data());
     store_.bind(root, 0);
     if (auto v = system_.check_bounds(init)) {
       res_.violation = v;
@@ -145,6 +156,7 @@ class Bfs {
       hashing::decode(g_.bytes(*out.violating), system_.layout(), s);
       res_.violation = system_.check_bounds(s);
       res_.violating_state = *out.violating;
+      res_.violating_parent = out.violating_parent;
       stop("bound");
     } else if (out.max_states) {
       stop("max-states");

@@ -57,7 +57,8 @@ struct ExploreResult {
   // stays valid)
   std::string incomplete_reason;
   std::optional<BoundViolation> violation;   // with on_bound=stop
-  StateId violating_state = kNoState;        // in the graph, with its parent chain
+  StateId violating_state = kNoState;        // in the graph (engine/bfs_tree.hpp gives its path)
+  StateId violating_parent = kNoState;       // its BFS parent, which has no edges recorded (kNoState for 0)
   uint64_t pruned_states = 0;                // successors cut by on_bound=prune (with repeats) from the expanded states
   hashing::CanonicalStats canonical;
   double seconds = 0;

@@ -77,6 +77,7 @@ Level::Outcome Level::finish(std::vector<Edges*>& workers, uint64_t room, bool s
       outcome.max_states = false;
       halted = static_cast<StateId>(new_[order[i]].key >> 32);
       outcome.violating = graph_.num_states() + static_cast<StateId>(i);
+      outcome.violating_parent = *halted;
       break;
     }
   }
@@ -88,7 +89,7 @@ Level::Outcome Level::finish(std::vector<Edges*>& workers, uint64_t room, bool s
   parallel_for(size_t{0}, keep, 256, [&](const tbb::blocked_range<size_t>& r) {
     for (size_t i = r.begin(); i < r.end(); ++i) {
       const NewState& n = new_[order[i]];
-      graph_.fill_state(base + static_cast<StateId>(i), n.root, static_cast<StateId>(n.key >> 32), n.labels());
+      graph_.fill_state(base + static_cast<StateId>(i), n.root, n.labels());
       store_.bind(n.root, base + static_cast<StateId>(i));
     }
   });

@@ -59,6 +59,7 @@ class Level {
     uint64_t transitions = 0;  // edges recorded
     uint64_t pruned = 0;       // successors pruned (on_bound=prune) by the sources whose edges are recorded
     std::optional<StateId> violating;
+    StateId violating_parent = kNoState;  // the source it halts
     bool max_states = false;
     bool halted() const { return violating || max_states; }
   };

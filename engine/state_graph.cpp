@@ -17,8 +17,7 @@ StateGraph::StateGraph(const hashing::StateLayout& layout, size_t initial_store)
       store_(std::make_unique<StateStore>(layout, initial_store)),
       edges_(layout.num_arcs) {}
 
-StateId StateGraph::add_state(std::string_view bytes, const hashing::GlobalState& s, StateId parent,
-                              const System& system) {
+StateId StateGraph::add_state(std::string_view bytes, const hashing::GlobalState& s, const System& system) {
   // All or nothing: an allocation failure (the exploration then stops with
   // the graph so far) leaves the graph as it was. Sequential: the tree
   // grows here as needed.
@@ -43,7 +42,7 @@ StateId StateGraph::add_state(std::string_view bytes, const hashing::GlobalState
   std::vector<uint64_t> labels(label_words());
   labels_of(s, system, labels.data());
   const StateId id = add_states(1);
-  fill_state(id, root, parent, labels.data());
+  fill_state(id, root, labels.data());
   return id;
 }
 
@@ -52,11 +51,9 @@ StateId StateGraph::add_states(size_t n) {
   if (uint64_t{first} + n >= kNoState - 1) throw std::length_error("more than 2^32 - 2 states");
   try {
     root_.resize(first + n);
-    parent_.resize(first + n);
     labels_.resize(words_for(first + n));
   } catch (...) {
     root_.resize(first);
-    parent_.resize(first);
     labels_.resize(words_for(first));
     throw;
   }
@@ -75,9 +72,8 @@ void StateGraph::labels_of(const hashing::GlobalState& s, const System& system, 
     if (s.channels[a].empty()) out[(num_nodes_ + a) / 64] |= uint64_t{1} << ((num_nodes_ + a) % 64);
 }
 
-void StateGraph::fill_state(StateId id, uint32_t root, StateId parent, const uint64_t* labels) {
+void StateGraph::fill_state(StateId id, uint32_t root, const uint64_t* labels) {
   root_[id] = root;
-  parent_[id] = parent;
   // Bits of neighbouring states share words, and states are filled from
   // several threads: set bits by atomic or (add_states zeroed the words).
   const uint64_t base = uint64_t{id} * label_bits_;
@@ -136,7 +132,6 @@ StateGraph::Memory StateGraph::memory() const {
   m.tree_leaves = tree.leaf_slots + tree.leaf_offsets + tree.leaf_arena;
   m.visited = store_->memory_bytes() - tree.total();
   m.roots = root_.memory_bytes();
-  m.parents = parent_.memory_bytes();
   m.labels = labels_.memory_bytes();
   m.edge_rows = edges_.row_bytes();
   m.edge_index = edges_.index_bytes();

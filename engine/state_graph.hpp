@@ -32,7 +32,7 @@ class StateGraph {
   // Adds a state (sequential use: tests, replay); returns its id. `bytes`
   // is its canonical encoding (empty: encode(s)); the system gives its fault
   // labels. The visited set is left alone.
-  StateId add_state(std::string_view bytes, const hashing::GlobalState& s, StateId parent, const System& system);
+  StateId add_state(std::string_view bytes, const hashing::GlobalState& s, const System& system);
   // Sets the edges of the most recently expanded state; states are expanded
   // in id order, each exactly once (edges of unexpanded states are empty).
   // They are stored sorted by (target, label) and without duplicates.
@@ -41,9 +41,10 @@ class StateGraph {
   // Bulk additions for the parallel back-ends, each all or nothing. Adds n
   // states (ids num_states() onwards, returned first); then fill_state()
   // writes each, from any thread (distinct ids): the root of its encoding
-  // in store(), its parent and its labels.
+  // in store() and its labels. (No parent: the BFS tree is read back from
+  // the edges, engine/bfs_tree.hpp.)
   StateId add_states(size_t n);
-  void fill_state(StateId id, uint32_t root, StateId parent, const uint64_t* labels);
+  void fill_state(StateId id, uint32_t root, const uint64_t* labels);
   // A state's labels as fill_state() takes them: label_words() words of
   // bits, the faulty nodes (bit n) then the empty channels (bit
   // num_nodes + a).
@@ -71,21 +72,17 @@ class StateGraph {
   // A state's canonical encoding, read back from the store.
   std::string bytes(StateId s) const;
   uint32_t root(StateId s) const { return root_[s]; }
-  StateId parent(StateId s) const { return parent_[s]; }
   bool faulty(StateId s, uint32_t node) const { return bit(s, node); }
   bool any_faulty(StateId s) const;
   bool all_faulty(StateId s) const;
   bool channel_empty(StateId s, uint32_t arc) const { return bit(s, num_nodes_ + arc); }
   // Where the graph's bytes are (every table and index; the JSON's
   // stats.memory): the store's tree (nodes, leaves), its visited set (root
-  // id -> state), and per state its root, parent, labels and edges (rows
-  // and their index).
+  // id -> state), and per state its root, labels and edges (rows and their
+  // index).
   struct Memory {
-    uint64_t tree_nodes = 0, tree_leaves = 0, visited = 0, roots = 0, parents = 0, labels = 0, edge_rows = 0,
-             edge_index = 0;
-    uint64_t total() const {
-      return tree_nodes + tree_leaves + visited + roots + parents + labels + edge_rows + edge_index;
-    }
+    uint64_t tree_nodes = 0, tree_leaves = 0, visited = 0, roots = 0, labels = 0, edge_rows = 0, edge_index = 0;
+    uint64_t total() const { return tree_nodes + tree_leaves + visited + roots + labels + edge_rows + edge_index; }
   };
   Memory memory() const;
   uint64_t memory_bytes() const { return memory().total(); }
@@ -101,7 +98,6 @@ class StateGraph {
   uint32_t num_states_ = 0;
   std::unique_ptr<StateStore> store_;  // (a pointer: the graph moves, the store's atomics cannot)
   ChunkedVector<uint32_t> root_;     // per state: its root in store_
-  ChunkedVector<StateId> parent_;
   ChunkedVector<uint64_t> labels_;   // label_bits_ per state, packed (a state's bits may span two words)
   EdgeStore edges_;                  // per expanded state, its edges
   uint64_t num_edges_ = 0;

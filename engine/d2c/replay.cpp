@@ -141,8 +141,7 @@ ReplayResult replay(const CompiledModel& cm, const std::vector<ReplayStep>& step
   const D2cSystem system(cm);
   hashing::GlobalState loop_state;
   auto record = [&](const hashing::GlobalState& s) {
-    StateId id =
-        run.states.add_state({}, s, run.states.num_states() ? run.states.num_states() - 1 : kNoState, system);
+    StateId id = run.states.add_state({}, s, system);
     if (claim.kind == TraceClaim::Kind::Bound && !run.first_over_bound)
       if (auto v = check_bounds(s, cm)) run.first_over_bound.emplace(id, *v);
     if (loop_start && *loop_start == id) loop_state = s;

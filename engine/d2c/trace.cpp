@@ -36,10 +36,9 @@ std::vector<Hop> lasso_hops(const std::vector<StateId>& states, const std::vecto
   return hops;
 }
 
-std::vector<Hop> parent_path_hops(const StateGraph& g, StateId target) {
+std::vector<Hop> path_hops(const std::vector<StateId>& path) {
   std::vector<Hop> hops;
-  for (StateId s = target; g.parent(s) != kNoState; s = g.parent(s)) hops.push_back({std::nullopt, s});
-  std::reverse(hops.begin(), hops.end());
+  for (size_t i = 1; i < path.size(); ++i) hops.push_back({std::nullopt, path[i]});
   return hops;
 }
 

@@ -64,10 +64,10 @@ class RunBuilder {
 std::optional<ConcreteRun> lift(const CompiledModel& cm, const StateGraph& g, const std::vector<Hop>& hops,
                                 Cancellation& cancel = Cancellation::none());
 
-// The hops of a lasso (the last one closes the loop) and of the BFS-tree
-// path to a state.
+// The hops of a lasso (the last one closes the loop) and of a path of
+// states from the initial state (engine::bfs_tree_path).
 std::vector<Hop> lasso_hops(const std::vector<StateId>& states, const std::vector<Edge>& edges, size_t loop_start);
-std::vector<Hop> parent_path_hops(const StateGraph& g, StateId target);
+std::vector<Hop> path_hops(const std::vector<StateId>& path);
 
 // Fills the DB diff and message lists of a step from the states around it.
 ConcreteStep make_step(const CompiledModel& cm, const hashing::GlobalState& before,

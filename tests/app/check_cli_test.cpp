@@ -214,7 +214,7 @@ void expect_report_shape(const json& j, const std::vector<std::string>& keys) {
   // bytes_per_state figure.
   ASSERT_TRUE(st.contains("memory") && st["memory"].is_object()) << st;
   uint64_t parts = 0;
-  for (const char* k : {"tree_nodes", "tree_leaves", "visited", "roots", "parents", "labels", "edge_rows", "edge_index"}) {
+  for (const char* k : {"tree_nodes", "tree_leaves", "visited", "roots", "labels", "edge_rows", "edge_index"}) {
     ASSERT_TRUE(st["memory"].value(k, json()).is_number_unsigned()) << k << " " << st["memory"];
     parts += st["memory"][k].get<uint64_t>();
   }

@@ -62,7 +62,7 @@ inline StateGraph build_graph(uint32_t nodes, uint32_t arcs, const std::vector<H
   LabelSystem system(nodes, arcs);
   StateGraph g(system.layout());
   for (size_t i = 0; i < states.size(); ++i)
-    g.add_state({}, system.state_of(states[i]), i == 0 ? engine::kNoState : 0, system);
+    g.add_state({}, system.state_of(states[i]), system);
   for (size_t i = 0; i < states.size(); ++i) {
     std::vector<Edge> edges = states[i].edges;
     std::sort(edges.begin(), edges.end(),

@@ -339,7 +339,7 @@ inline RefGraph ref_explore(const engine::CompiledModel& cm, const std::function
 inline engine::StateGraph to_state_graph(const RefGraph& g, const engine::CompiledModel& cm) {
   engine::StateGraph sg(cm.layout);
   const engine::D2cSystem system(cm);  // its fault labels: `error` in a node's DB
-  for (uint32_t i = 0; i < g.states.size(); ++i) sg.add_state(g.bytes[i], g.states[i], g.parent[i], system);
+  for (uint32_t i = 0; i < g.states.size(); ++i) sg.add_state(g.bytes[i], g.states[i], system);
   std::vector<std::vector<engine::Edge>> out(g.states.size());
   for (const RefEdge& e : g.edges) out[e.src].push_back(engine::Edge{e.dst, e.arc, e.stable});
   for (uint32_t i = 0; i < g.states.size(); ++i) sg.set_edges(i, out[i]);

@@ -13,6 +13,7 @@
 #include <iostream>
 
 #include "engine/analysis.hpp"
+#include "engine/bfs_tree.hpp"
 #include "engine/d2c/system.hpp"
 #include "engine/d2c/successors.hpp"
 #include "tests/engine/graph_compare.hpp"
@@ -180,8 +181,8 @@ Comparison compare_explore(const model::Model& m, const engine::CompiledModel& c
     for (uint32_t id : ref.cut_from) want_depth = std::min(want_depth, ref.depth[id] + 1);
     uint32_t got_depth = 0;
     if (st.violating_state != engine::kNoState)
-      for (engine::StateId v = st.violating_state; st.graph.parent(v) != engine::kNoState; v = st.graph.parent(v))
-        ++got_depth;
+      got_depth = static_cast<uint32_t>(
+          engine::bfs_tree_path(st.graph, st.violating_state, st.violating_parent).size() - 1);
     EXPECT_EQ(got_depth, want_depth) << "depth of the bound violation found with on-bound stop\n" << what;
   }
   return c;

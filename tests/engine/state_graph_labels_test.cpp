@@ -34,7 +34,7 @@ TEST(StateGraphLabels, PackedLabelsFilledFromThreadsReadBack) {
       std::vector<std::thread> threads;
       for (uint32_t t = 0; t < 4; ++t)
         threads.emplace_back([&, t] {
-          for (size_t i = t; i < n; i += 4) g.fill_state(first + static_cast<StateId>(i), 0, 0, want[first + i].data());
+          for (size_t i = t; i < n; i += 4) g.fill_state(first + static_cast<StateId>(i), 0, want[first + i].data());
         });
       for (auto& th : threads) th.join();
     }
