@@ -169,6 +169,7 @@ int run_check(const CheckOptions& opts) {
   eo.cancel = &cancel;
   eo.progress = print_progress;
   engine::ExploreResult res = engine::explore(cm, eo);
+  release_free_memory();
   // The exploration's memory is free again: set the reserve aside anew, so
   // that the analysis is guarded as the exploration was.
   if (res.incomplete_reason == engine::stop_reason_name(StopReason::OutOfMemory)) refill_memory_reserve();

@@ -2,6 +2,9 @@
 
 #include <sys/resource.h>
 #include <unistd.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include <csignal>
 #include <cstdio>
@@ -116,6 +119,12 @@ uint64_t current_rss_bytes() {
   int n = std::fscanf(f, "%lu %lu", &size, &resident);
   std::fclose(f);
   return n == 2 ? resident * static_cast<uint64_t>(sysconf(_SC_PAGESIZE)) : 0;
+}
+
+void release_free_memory() {
+#if defined(__GLIBC__)
+  malloc_trim(0);
+#endif
 }
 
 }  // namespace ddsmc::app

@@ -45,5 +45,9 @@ void throw_if_memory_low();
 
 uint64_t peak_rss_bytes();
 uint64_t current_rss_bytes();
+// Gives the memory malloc holds free back to the system (glibc keeps the
+// freed buffers of the exploration's worker threads in their arenas; the
+// analysis would otherwise run on top of them). A no-op elsewhere.
+void release_free_memory();
 
 }  // namespace ddsmc::app

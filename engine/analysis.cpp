@@ -140,7 +140,9 @@ struct Path {
 // along allowed edges. One finder serves all the searches of a lasso: its
 // parent array (4 bytes per state, kNoState: not seen) is allocated once
 // and reset through the queue of the last search, which holds every state
-// it saw (`buffer`: an array to reuse for it, such as the SCC finder's). The
+// it saw unless the search was wide enough to drop the states it had
+// visited from it (then the queue holds about a BFS level, and the reset
+// is a fill) (`buffer`: an array to reuse for it, such as the SCC finder's). The
 // edges of a path are found again when it is built: the first allowed edge
 // from a state to its child is the one the search took.
 class PathFinder {
@@ -153,12 +155,18 @@ class PathFinder {
   template <class Allowed, class Goal>
   std::optional<Path> find(StateId from, Allowed&& allowed, Goal&& goal) {
     if (goal(from)) return Path{{from}, {}};
-    for (StateId s : queue_) parent_[s] = kNoState;
-    queue_.clear();
+    reset();
     parent_[from] = from;
     queue_.push_back(from);
     for (size_t head = 0; head < queue_.size(); ++head) {
       cancel_.poll();
+      if (head >= kTrimFrom && 2 * head >= queue_.size()) {
+        // A wide search (the stem's crosses the whole graph): keep only the
+        // queue's unvisited part, and reset the parents in full next time.
+        queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(head));
+        head = 0;
+        trimmed_ = true;
+      }
       const StateId v = queue_[head];
       for (const Edge& e : g_.edges(v)) {
         if (parent_[e.target] != kNoState || !allowed(v, e)) continue;
@@ -171,6 +179,16 @@ class PathFinder {
   }
 
  private:
+  static constexpr size_t kTrimFrom = size_t{1} << 16;
+
+  void reset() {
+    if (trimmed_) std::fill(parent_.begin(), parent_.end(), kNoState);
+    else
+      for (StateId s : queue_) parent_[s] = kNoState;
+    queue_.clear();
+    trimmed_ = false;
+  }
+
   template <class Allowed>
   Path build(StateId from, StateId end, Allowed& allowed) const {
     Path p;
@@ -192,7 +210,8 @@ class PathFinder {
   const StateGraph& g_;
   Cancellation& cancel_;
   std::vector<StateId> parent_;  // per state: its parent in the current search (the start: itself)
-  std::vector<StateId> queue_;   // the current search's states, in BFS order
+  std::vector<StateId> queue_;   // the current search's states, in BFS order (from some point on if trimmed_)
+  bool trimmed_ = false;         // states left the queue: the parents to reset are not all in it
 };
 
 void append(Path& a, const Path& b) {
