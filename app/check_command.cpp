@@ -169,6 +169,10 @@ int run_check(const CheckOptions& opts) {
   eo.cancel = &cancel;
   eo.progress = print_progress;
   engine::ExploreResult res = engine::explore(cm, eo);
+  // The analysis and the traces read states back, never look them up: the
+  // visited set and the tree's index go, and with them the exploration's
+  // buffers malloc still holds.
+  res.graph.store().end_exploration();
   release_free_memory();
   // The exploration's memory is free again: set the reserve aside anew, so
   // that the analysis is guarded as the exploration was.

@@ -240,6 +240,7 @@ ExploreResult explore(const System& system, const ExploreOptions& opts) {
     if (res.complete) bfs.stop(stop_reason_name(StopReason::OutOfMemory));
   }
   bfs.finish_stats();
+  res.memory = res.graph.memory();
   res.seconds = since(start);
   return res;
 }

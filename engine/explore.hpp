@@ -61,6 +61,7 @@ struct ExploreResult {
   StateId violating_parent = kNoState;       // its BFS parent, which has no edges recorded (kNoState for 0)
   uint64_t pruned_states = 0;                // successors cut by on_bound=prune (with repeats) from the expanded states
   hashing::CanonicalStats canonical;
+  StateGraph::Memory memory;  // the graph's, as the exploration left it (before end_exploration)
   double seconds = 0;
   size_t threads = 1;              // workers used
 };

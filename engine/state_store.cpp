@@ -43,6 +43,12 @@ void StateStore::reserve(size_t more_nodes, size_t more_leaves) {
   cover();
 }
 
+void StateStore::end_exploration() {
+  tree_.drop_index();
+  refs_.release();
+  exploring_ = false;
+}
+
 size_t StateStore::bytes_to_grow() const {
   // grow() doubles one table, usually the node table; the new slot array
   // is allocated while the old one still exists.

@@ -53,7 +53,10 @@ class StateStore {
   Claim find_or_claim(uint32_t root, Make&& make);
   // The reference of the state with this root, or kNoRef (no thread
   // claiming meanwhile).
-  uint32_t find(uint32_t root) const { return refs_.get_or_unset(root); }
+  uint32_t find(uint32_t root) const {
+    if (!exploring_) throw std::logic_error("StateStore: the visited set was dropped (end_exploration)");
+    return refs_.get_or_unset(root);
+  }
   // Sets the reference of a root already claimed or bound (renumbering).
   void bind(uint32_t root, uint32_t ref) { slot(root).store(ref, std::memory_order_release); }
 
@@ -61,6 +64,13 @@ class StateStore {
   // round that will add about this many nodes and leaves.
   void grow();
   void reserve(size_t more_nodes, size_t more_leaves);
+  // The exploration is over: frees the visited set and the tree's
+  // hash-consing index (about 12 of the store's bytes per state), keeping
+  // what reads states back. find_or_claim, find and bind then throw
+  // std::logic_error; an intern throws TreeStoreFull and grow() rebuilds
+  // the tree's index. No other thread inside.
+  void end_exploration();
+  bool exploring() const { return exploring_; }
   // Bytes the slot arrays grow() or reserve() would allocate (0: none).
   size_t bytes_to_grow() const;
   size_t bytes_to_reserve(size_t more_nodes, size_t more_leaves) const;
@@ -69,13 +79,18 @@ class StateStore {
 
  private:
   std::atomic_ref<uint32_t> slot(uint32_t root) {
-    if (root >= refs_.covered()) throw std::logic_error("StateStore: root id beyond the covered range");
+    if (root >= refs_.covered())
+      throw std::logic_error(exploring_ ? "StateStore: root id beyond the covered range"
+                                        : "StateStore: the visited set was dropped (end_exploration)");
     return std::atomic_ref<uint32_t>(refs_.slot(root));
   }
-  void cover() { refs_.cover(tree_.root_id_bound()); }
+  void cover() {
+    if (exploring_) refs_.cover(tree_.root_id_bound());
+  }
 
   hashing::TreeStore tree_;
   hashing::tree_detail::SegmentedArray<uint32_t, 16> refs_{kNoRef};  // root id -> reference
+  bool exploring_ = true;
 };
 
 template <class Make>

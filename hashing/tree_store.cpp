@@ -70,6 +70,16 @@ IdTable::IdTable(size_t capacity) {
       [](uint32_t) { return uint64_t{0}; });
 }
 
+void IdTable::drop() {
+  const Geometry g = geometry(64);
+  slots_ = std::make_unique<std::atomic<uint32_t>[]>(64);  // zero: empty
+  mask_ = g.mask;
+  low_mask_ = g.low_mask;
+  tag_mask_ = g.tag_mask;
+  limit_ = 0;  // the first insert finds the table full
+  overflowed_.store(false, std::memory_order_relaxed);
+}
+
 size_t IdTable::capacity_for(size_t entries) {
   size_t capacity = 64;
   while (static_cast<double>(entries) > static_cast<double>(capacity) * kMaxLoad) capacity *= 2;
@@ -326,9 +336,16 @@ void TreeStore::resize_leaves(size_t capacity) {
 }
 
 void TreeStore::grow() {
+  using tree_detail::IdTable;
   const bool leaves_full = leaf_table_.overflowed(), nodes_full = node_table_.overflowed();
-  if (leaves_full) resize_leaves(leaf_table_.capacity() * 2);
-  if (nodes_full || !leaves_full) resize_nodes(node_table_.capacity() * 2);
+  if (leaves_full) resize_leaves(std::max(leaf_table_.capacity() * 2, IdTable::capacity_for(leaf_table_.size())));
+  if (nodes_full || !leaves_full)
+    resize_nodes(std::max(node_table_.capacity() * 2, IdTable::capacity_for(node_table_.size())));
+}
+
+void TreeStore::drop_index() {
+  node_table_.drop();
+  leaf_table_.drop();
 }
 
 void TreeStore::reserve(size_t more_nodes, size_t more_leaves) {

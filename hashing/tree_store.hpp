@@ -116,8 +116,13 @@ class SegmentedArray {
   explicit SegmentedArray(T unset) : unset_(unset) {}
   SegmentedArray(const SegmentedArray&) = delete;
   SegmentedArray& operator=(const SegmentedArray&) = delete;
-  ~SegmentedArray() {
+  ~SegmentedArray() { release(); }
+  // Frees every segment: back to covering nothing (no other thread inside).
+  void release() {
     for (size_t i = 0; i < dir_size_; ++i) delete[] dir_[i].load(std::memory_order_relaxed);
+    dir_.reset();
+    dir_size_ = 0;
+    segments_.store(0, std::memory_order_relaxed);
   }
   void cover(size_t n) {
     const size_t want = (n + kSegment - 1) >> kBits;
@@ -218,6 +223,11 @@ class IdTable {
   // other thread inside. Strong guarantee on std::bad_alloc.
   template <class Live, class Hash>
   void rebuild(size_t capacity, uint32_t ids, Live&& live, Hash&& hash);
+  // Frees the slots but for a minimal table that takes no entry: every
+  // find_or_put throws TreeStoreFull until a rebuild, which restores the
+  // entries from their ids. size() keeps counting them. No other thread
+  // inside.
+  void drop();
 
   size_t size() const { return size_.load(std::memory_order_relaxed); }
   size_t capacity() const { return mask_ + 1; }
@@ -365,8 +375,14 @@ class TreeStore {
   }
 
   // Growth (no other thread inside the store). grow() doubles the tables
-  // that threw TableFull since the last growth (the node table if none did).
+  // that threw TableFull since the last growth (the node table if none did),
+  // or rebuilds them after drop_index().
   void grow();
+  // Frees the hash-consing index (the tables' slots, about half the
+  // store), keeping everything reading states back needs. An intern after
+  // it throws TableFull, and grow() rebuilds the index from the nodes and
+  // leaves. No other thread inside.
+  void drop_index();
   // Room for `more_nodes` more nodes and `more_leaves` more leaves.
   void reserve(size_t more_nodes, size_t more_leaves = 0);
 

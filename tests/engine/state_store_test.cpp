@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <stdexcept>
 #include <string>
@@ -142,4 +143,36 @@ TEST(StateStore, GrowthKeepsEveryReference) {
     store.tree().materialize(roots[i], bytes);
     EXPECT_EQ(bytes, state(i).bytes);
   }
+}
+
+TEST(StateStore, EndOfExplorationKeepsStatesAndTheirIds) {
+  // After end_exploration the states read back as before; the visited set
+  // refuses lookups; an intern rebuilds the tree's index first and finds the
+  // same roots (no second id for a state), and new states still intern.
+  StateStore store(layout3(), 64);
+  std::vector<uint32_t> roots;
+  std::vector<std::string> bytes;
+  for (uint32_t i = 0; i < 3000; ++i) {
+    roots.push_back(intern(store, state(i)));
+    store.find_or_claim(roots.back(), [&] { return i; });
+    bytes.emplace_back();
+    store.tree().materialize(roots.back(), bytes.back());
+  }
+  const size_t before = store.memory_bytes();
+  store.end_exploration();
+  EXPECT_FALSE(store.exploring());
+  EXPECT_LT(store.memory_bytes(), before);
+  for (uint32_t i = 0; i < 3000; i += 7) {
+    std::string again;
+    store.tree().materialize(roots[i], again);
+    EXPECT_EQ(again, bytes[i]) << i;
+  }
+  EXPECT_THROW(store.find(roots[0]), std::logic_error);
+  EXPECT_THROW(store.find_or_claim(roots[0], [] { return 0u; }), std::logic_error);
+  EXPECT_THROW(store.tree().intern(state(5)), TreeStoreFull);
+  const size_t nodes = store.tree().nodes();
+  for (uint32_t i = 0; i < 3000; i += 3) EXPECT_EQ(intern(store, state(i)), roots[i]) << i;
+  EXPECT_EQ(store.tree().nodes(), nodes) << "no state got a second id";
+  const uint32_t fresh = intern(store, state(100000));
+  EXPECT_EQ(std::find(roots.begin(), roots.end(), fresh), roots.end());
 }
