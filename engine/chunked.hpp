@@ -41,45 +41,76 @@ class ChunkedVector {
 };
 
 // Runs of elements, each contiguous: append(n) gives the offset of n
-// elements in a row. A run that does not fit in the rest of a chunk starts
-// the next one; a run longer than a chunk gets a chunk of its own size.
+// elements in a row. Offsets are global, the chunk being offset >> kBits.
+// A run that does not fit in the rest of a chunk starts the next one; a run
+// longer than a chunk gets one allocation of its own size, at the start of
+// as many chunk slots as it spans (the next run starts after them). Each
+// chunk keeps where its used part ends, so a caller that knows where a run
+// begins but only that the next one is in another chunk finds its end.
 template <class T, unsigned kBits = 20>
 class ChunkedArena {
   static_assert(std::is_trivially_copyable_v<T>);
 
  public:
   static constexpr uint64_t kChunk = uint64_t{1} << kBits;
+  struct Run {
+    uint64_t begin, end;  // end: where the arena ends after the run
+  };
+  // Where append(n) puts n elements if the arena ends at `end`: arithmetic
+  // only, so a caller can plan a batch before allocating anything.
+  static Run fit(uint64_t end, size_t n) {
+    if (n == 0) return {end, end};
+    const uint64_t used = end & (kChunk - 1);
+    const uint64_t off = used != 0 && used + n > kChunk ? (end | (kChunk - 1)) + 1 : end;
+    return {off, n > kChunk ? off + slots(n) * kChunk : off + n};
+  }
+  // Whether off + n is in the chunk of off.
+  static bool fits_in_chunk(uint64_t off, uint64_t n) { return (off & (kChunk - 1)) + n < kChunk; }
+
   // Offset of n new, uninitialized elements; may throw std::bad_alloc (then unchanged).
   uint64_t append(size_t n) {
-    uint64_t off = end_;
-    if (n == 0) return off;
-    const uint64_t used = off & (kChunk - 1);
-    if (used != 0 && used + n > kChunk) off = (off | (kChunk - 1)) + 1;
-    const size_t c = off >> kBits;
-    const size_t spans = n > kChunk ? (n + kChunk - 1) >> kBits : 1;
-    if (chunks_.size() < c + spans) chunks_.resize(c + spans);
-    if (n > kChunk || !chunks_[c].data) {
-      const size_t cap = n > kChunk ? n : kChunk;
-      if (chunks_[c].capacity < cap) chunks_[c] = Chunk{std::make_unique_for_overwrite<T[]>(cap), cap};
-    }
-    end_ = n > kChunk ? off + spans * kChunk : off + n;
-    return off;
+    const Run r = fit(end_, n);
+    if (n == 0) return r.begin;
+    const size_t c = r.begin >> kBits;
+    const size_t cap = n > kChunk ? n : kChunk;
+    std::unique_ptr<T[]> fresh;  // allocated first: nothing changes if it fails
+    if (c >= chunks_.size() || chunks_[c].capacity < cap) fresh = std::make_unique_for_overwrite<T[]>(cap);
+    if (chunks_.size() < c + slots(n)) chunks_.resize(c + slots(n));
+    if (fresh) chunks_[c] = Chunk{std::move(fresh), cap, 0};
+    chunks_[c].used = (r.begin & (kChunk - 1)) + n;
+    end_ = r.end;
+    return r.begin;
   }
-  // Forgets everything from `end` on (a rolled back append); keeps the memory.
-  void truncate(uint64_t end) { end_ = end; }
+  // Forgets everything from `end` (an earlier end()) on, as rolled back
+  // appends, and frees the chunks wholly past it.
+  void truncate(uint64_t end) {
+    const size_t keep = (end + kChunk - 1) >> kBits;
+    if (chunks_.size() > keep) chunks_.erase(chunks_.begin() + static_cast<std::ptrdiff_t>(keep), chunks_.end());
+    if (end & (kChunk - 1)) chunks_[end >> kBits].used = end & (kChunk - 1);
+    end_ = end;
+  }
   uint64_t end() const { return end_; }
   T* at(uint64_t off) { return chunks_[off >> kBits].data.get() + (off & (kChunk - 1)); }
   const T* at(uint64_t off) const { return chunks_[off >> kBits].data.get() + (off & (kChunk - 1)); }
+  // The end of the used part of the chunk holding `off` (of the run, for a
+  // run longer than a chunk).
+  const T* used_end(uint64_t off) const {
+    const Chunk& c = chunks_[off >> kBits];
+    return c.data.get() + c.used;
+  }
+  // The chunks and the table of them.
   size_t memory_bytes() const {
-    size_t b = 0;
+    size_t b = chunks_.capacity() * sizeof(Chunk);
     for (const auto& c : chunks_) b += c.capacity * sizeof(T);
     return b;
   }
 
  private:
+  static uint64_t slots(size_t n) { return n > kChunk ? (n + kChunk - 1) >> kBits : 1; }
   struct Chunk {
     std::unique_ptr<T[]> data;
     size_t capacity = 0;
+    size_t used = 0;  // elements from the start in use (up to capacity)
   };
   std::vector<Chunk> chunks_;
   uint64_t end_ = 0;

@@ -1,6 +1,5 @@
 #include "engine/edge_store.hpp"
 
-#include <algorithm>
 #include <bit>
 #include <stdexcept>
 
@@ -53,34 +52,51 @@ uint32_t EdgeStore::encoded_size(StateId source, std::span<const Edge> edges) co
   return static_cast<uint32_t>(n);
 }
 
-uint64_t EdgeStore::place(uint32_t size) {
-  if (size == 0) return end_place();
-  if (chunks_.empty() || chunks_.back().used + size > chunks_.back().capacity) {
-    const uint64_t capacity = std::max<uint64_t>(kChunk, size);
-    chunks_.push_back(Chunk{std::make_unique_for_overwrite<uint8_t[]>(capacity), capacity, 0});
-  }
-  const uint64_t at = end_place();
-  chunks_.back().used += size;
-  return at;
-}
-
 void EdgeStore::add(StateId first, std::span<const uint32_t> sizes) {
-  const StateId had_rows = rows();
-  if (first < had_rows) throw std::logic_error("edge rows added out of order");
-  const size_t had = begin_.size(), had_chunks = chunks_.size();
-  const uint64_t had_end = end_place();
+  const StateId had = rows_;
+  if (first < had) throw std::logic_error("edge rows added out of order");
+  if (sizes.size() > kNoState - first) throw std::length_error("more than 2^32 - 1 edge rows");
+  const uint64_t last = uint64_t{first} + sizes.size();  // rows() after
+  auto size_of = [&](uint64_t s) -> uint32_t { return s < first ? 0 : sizes[s - first]; };
+
+  // First the plan, changing nothing: every block's rows, from its base to
+  // the end of its last one, within 32 bits of offset.
+  uint64_t end = arena_.end(), base = had % kBlockRows ? blocks_[had / kBlockRows].base : 0;
+  for (uint64_t s = had; s < last; ++s) {
+    const Arena::Run r = Arena::fit(end, size_of(s));
+    if (s % kBlockRows == 0) base = r.begin;
+    if (r.begin + size_of(s) - base > 0xffffffffu)
+      throw std::length_error("64 consecutive edge rows span 4 GiB or more: the edge index cannot hold them");
+    end = r.end;
+  }
+
+  // Then the room. The slot of row `had` holds the end of row had - 1 (in a
+  // block not yet full): restored, with the arena, if an allocation fails.
+  const size_t had_blocks = blocks_.size();
+  const uint64_t had_end = arena_.end();
+  const uint32_t had_slot = had % kBlockRows ? blocks_[had / kBlockRows].rel[had % kBlockRows] : 0;
   try {
-    begin_.resize(size_t{first} + sizes.size() + 1);
-    for (size_t s = had_rows; s < first; ++s) begin_[s] = had_end;  // sources never expanded
-    for (size_t i = 0; i < sizes.size(); ++i) begin_[first + i] = place(sizes[i]);
-    begin_[first + sizes.size()] = end_place();
+    blocks_.resize((last + kBlockRows - 1) / kBlockRows);
+    for (uint64_t s = had; s < last; ++s) {
+      const uint64_t at = arena_.append(size_of(s));
+      Block& k = blocks_[s / kBlockRows];
+      const auto i = static_cast<uint32_t>(s % kBlockRows);
+      if (i == 0) {
+        k.base = at;
+        k.rel[0] = 0;  // until the block's last row comes: span_of reads it for row 0 (masked)
+      } else {
+        k.rel[i] = static_cast<uint32_t>(at - k.base);
+      }
+      if (i == kBlockRows - 1 || s + 1 == last)  // the block's or the store's last row: its end
+        k.rel[(i + 1) % kBlockRows] = static_cast<uint32_t>(at + size_of(s) - k.base);
+    }
   } catch (...) {
-    chunks_.erase(chunks_.begin() + static_cast<std::ptrdiff_t>(had_chunks), chunks_.end());
-    if (had_chunks) chunks_.back().used = offset_of(had_end);
-    begin_.resize(had);
-    if (had) begin_[had - 1] = had_end;
+    arena_.truncate(had_end);
+    blocks_.resize(had_blocks);
+    if (had % kBlockRows) blocks_[had / kBlockRows].rel[had % kBlockRows] = had_slot;
     throw;
   }
+  rows_ = static_cast<StateId>(last);
 }
 
 void EdgeStore::encode(StateId source, std::span<const Edge> edges) {
@@ -88,7 +104,7 @@ void EdgeStore::encode(StateId source, std::span<const Edge> edges) {
   const auto [b, e] = span_of(source);
   if (encoded_size(source, edges) != static_cast<size_t>(e - b))
     throw std::logic_error("edge row does not fit the room made for it");
-  write_row(source, edges, b);
+  write_row(source, edges, const_cast<uint8_t*>(b));  // the store's own bytes, held const by span_of
 }
 
 uint8_t* EdgeStore::write_row(StateId source, std::span<const Edge> edges, uint8_t* out) const {
@@ -101,13 +117,5 @@ uint8_t* EdgeStore::write_row(StateId source, std::span<const Edge> edges, uint8
   }
   return out;
 }
-
-uint64_t EdgeStore::row_bytes() const {
-  uint64_t n = chunks_.capacity() * sizeof(Chunk);
-  for (const Chunk& c : chunks_) n += c.capacity;
-  return n;
-}
-
-uint64_t EdgeStore::index_bytes() const { return begin_.memory_bytes(); }
 
 }  // namespace ddsmc::engine

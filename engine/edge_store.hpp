@@ -1,6 +1,5 @@
 // The edges of the state graph, compressed (docs/engine.md §8): compressed
-// sparse rows whose rows are byte strings. Per source one 8-byte offset (a
-// row ends where the next one begins), and per edge one LEB128 varint,
+// sparse rows whose rows are byte strings. Per edge one LEB128 varint,
 //   target delta << L | label code,
 // where the target delta is taken from the source id for a row's first
 // edge (zigzag: it may point backwards) and from the previous target after
@@ -10,16 +9,20 @@
 //
 // Writing is the two-phase bulk scheme of StateGraph: add() makes room for
 // a batch of rows, one sequential call, all or nothing; then encode() fills
-// each row, from any thread (distinct rows). Rows live in chunks that are
-// never moved (each row within one chunk); growing never copies them.
+// each row, from any thread (distinct rows). Rows live in the 1 MiB chunks
+// of a ChunkedArena, never moved (each row within one chunk, a longer one
+// in an allocation of its own); growing never copies them.
+//
+// The index, about 4.1 bytes per row: per block of 64 rows a 64-bit base
+// (the global byte position where its first row begins) and per row a
+// 32-bit position relative to it. A row ends where the next one begins
+// when that is in the same chunk, else at the used end of its own chunk.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
-#include <memory>
 #include <span>
-#include <vector>
 
 #include "engine/chunked.hpp"
 #include "engine/system.hpp"
@@ -149,10 +152,11 @@ class EdgeStore {
   uint8_t* write_row(StateId source, std::span<const Edge> edges, uint8_t* out) const;
 
   // Rows so far: sources 0 .. rows() - 1 have one (maybe empty).
-  StateId rows() const { return begin_.size() ? static_cast<StateId>(begin_.size() - 1) : 0; }
+  StateId rows() const { return rows_; }
   // Makes room for the rows of sources first, first + 1, ... of sizes[i]
   // bytes each (encoded_size); the sources from rows() up to first get
-  // empty rows. All or nothing (may throw std::bad_alloc).
+  // empty rows. All or nothing: may throw std::bad_alloc, or
+  // std::length_error if 64 rows in a block would span 4 GiB or more.
   void add(StateId first, std::span<const uint32_t> sizes);
   // Writes the row of `source` into its room, which must be encoded_size()
   // bytes (else std::logic_error). From any thread, distinct sources.
@@ -176,41 +180,49 @@ class EdgeStore {
     return true;
   }
   uint64_t memory_bytes() const { return row_bytes() + index_bytes(); }
-  uint64_t row_bytes() const;    // the chunks the rows live in
-  uint64_t index_bytes() const;  // where each row begins
+  uint64_t row_bytes() const { return arena_.memory_bytes(); }     // the chunks the rows live in
+  uint64_t index_bytes() const { return blocks_.memory_bytes(); }  // where each row begins
 
  private:
-  // A row's place: chunk index << 32 | offset in the chunk.
-  static constexpr uint64_t chunk_of(uint64_t place) { return place >> 32; }
-  static constexpr uint64_t offset_of(uint64_t place) { return place & 0xffffffffu; }
-  struct Range {  // mutable: encode() writes through it
-    uint8_t* begin;
-    uint8_t* end;
+  using Arena = ChunkedArena<uint8_t>;
+  static constexpr unsigned kBlockBits = 6;
+  static constexpr uint32_t kBlockRows = 1u << kBlockBits;
+  // The index of rows 64k .. 64k + 63: `base`, the arena offset where row
+  // 64k begins, and rel[i], where row 64k + i begins relative to it. Row
+  // 64k's own slot would always hold 0: rel[0] holds where the block's last
+  // row ends instead (0 until it is added). So each row finds its end in
+  // its own block, in the next slot (mod 64): the next row's begin, or the
+  // end of the block's last row, or, past the store's last row, that row's
+  // end.
+  struct Block {
+    uint64_t base;
+    uint32_t rel[kBlockRows];
   };
-  // A row ends where the next one begins, or at the end of the used part
-  // of its chunk when the next one starts a new chunk (an empty row may
-  // stand where no chunk is yet).
+  struct Range {
+    const uint8_t* begin;
+    const uint8_t* end;
+  };
+  // A row's bytes: from its begin up to the next one's begin (its end, for
+  // a block's last row) when that is in the same chunk, else up to the used
+  // end of its chunk (the next row starts a new chunk, or the row fills its
+  // own). An empty row may stand where no chunk is yet: no pointers then.
+  // Row 0's begin is rel[0] masked to 0, not a branch: the cursor walk
+  // comes here for every edge.
   Range span_of(StateId s) const {
-    const uint64_t b = begin_[s], e = begin_[size_t{s} + 1];
-    if (b == e) return {nullptr, nullptr};
-    const Chunk& c = chunks_[chunk_of(b)];
-    uint8_t* base = c.data.get();
-    return {base + offset_of(b), base + (chunk_of(e) == chunk_of(b) ? offset_of(e) : c.used)};
+    const Block& k = blocks_[s >> kBlockBits];
+    const uint32_t i = s & (kBlockRows - 1);
+    const uint32_t begin = k.rel[i] & (0u - (i != 0)), next = k.rel[(i + 1) & (kBlockRows - 1)];
+    if (begin == next) return {nullptr, nullptr};
+    const uint64_t b = k.base + begin;
+    const uint8_t* p = arena_.at(b);
+    return {p, Arena::fits_in_chunk(b, next - begin) ? p + (next - begin) : arena_.used_end(b)};
   }
-  uint64_t end_place() const {  // where the next row goes if it fits
-    return chunks_.empty() ? 0 : (uint64_t{chunks_.size() - 1} << 32) | chunks_.back().used;
-  }
-  uint64_t place(uint32_t size);  // room for one row at the end
 
-  static constexpr uint64_t kChunk = uint64_t{1} << 20;
-  struct Chunk {
-    std::unique_ptr<uint8_t[]> data;
-    uint64_t capacity = 0, used = 0;
-  };
   uint32_t num_arcs_;
-  unsigned bits_;                  // of a label code: (arc + 1) << 1 | stable < 2^bits_
-  std::vector<Chunk> chunks_;
-  ChunkedVector<uint64_t> begin_;  // per row its place, then one past the last
+  unsigned bits_;  // of a label code: (arc + 1) << 1 | stable < 2^bits_
+  StateId rows_ = 0;
+  Arena arena_;                    // the rows' bytes
+  ChunkedVector<Block, 7> blocks_;  // the index, in chunks of 128 blocks (8192 rows, 33 KiB)
 };
 
 }  // namespace ddsmc::engine

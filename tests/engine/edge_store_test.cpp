@@ -2,7 +2,9 @@
 // comes back as it was written (sorted, distinct), through the range and
 // through the cursor, whatever its targets and labels, however the rows were
 // added (one by one, in batches, skipping sources, filled from several
-// threads), and a failed allocation leaves the store as it was.
+// threads), wherever they fall against the index's blocks of 64 rows and
+// the 1 MiB chunks; the index takes about 4.1 bytes a row; and a failed
+// allocation, or rows the index cannot hold, leave the store as it was.
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 
@@ -93,6 +95,68 @@ std::vector<std::vector<Edge>> random_rows(std::mt19937_64& rng, StateId first, 
   for (size_t i = 0; i < n; ++i)
     rows[i] = random_row(rng, first + static_cast<StateId>(i), i % 97 == 0 ? 400 : 12, num_arcs);
   return rows;
+}
+
+// In a store without arcs (1-bit labels), a row of `bytes` bytes: the idle
+// self-loop, then the next targets one by one, one byte each.
+std::vector<Edge> row_of_size(StateId source, size_t bytes) {
+  std::vector<Edge> v;
+  v.reserve(bytes);
+  for (size_t i = 0; i < bytes; ++i) v.emplace_back(source + static_cast<StateId>(i), kIdleArc, true);
+  return v;
+}
+
+// Every row reads back, through the range and the cursor, in its size.
+void expect_rows(const EdgeStore& s, const std::vector<std::vector<Edge>>& rows) {
+  ASSERT_EQ(s.rows(), rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const auto src = static_cast<StateId>(i);
+    ASSERT_EQ(s.row(src).bytes(), s.encoded_size(src, rows[i])) << "source " << i;
+    ASSERT_EQ(by_range(s, src), rows[i]) << "source " << i;
+    ASSERT_EQ(by_cursor(s, src), rows[i]) << "source " << i;
+  }
+}
+
+using Arena = engine::ChunkedArena<uint8_t>;
+constexpr uint64_t kChunk = Arena::kChunk;
+
+// Row sizes that put rows (of 0 arcs: row_of_size) where the index has its
+// edge cases: over block boundaries (every 64 rows), filling a chunk to the
+// byte, starting a new chunk, larger than a chunk (several chunk slots) and
+// followed by small rows, empty at a block boundary and at a chunk start.
+// The sizes' layout is checked with the arena's own arithmetic.
+std::vector<size_t> edge_case_sizes() {
+  std::vector<size_t> z(100, 1000);  // rows 0..99, over the boundary at 64
+  z.push_back(kChunk - 100 * 1000);  // 100: fills chunk 0 to the byte
+  z.push_back(0);                    // 101: empty, at the start of chunk 1 (not allocated yet)
+  z.push_back(500);                  // 102: there
+  z.resize(128, 10);                 // 103..127
+  z.push_back(0);                    // 128: empty, first of block 2, before...
+  z.push_back(kChunk - 500);         // 129: ... a row starting chunk 2 (the rest of 1 is too small)
+  z.push_back(3 * kChunk + kChunk / 2);  // 130: larger than a chunk: chunk slots 3..6
+  z.push_back(0);                    // 131: empty, after it (at chunk 7, not allocated yet)
+  z.push_back(5);                    // 132: small, in chunk 7
+  z.resize(191, 7);                  // 133..190
+  z.push_back(kChunk + 1);           // 191: the last of block 2, two chunk slots (8, 9)
+  z.push_back(0);                    // 192: empty, first of block 3, at the start of chunk 10
+  z.push_back(kChunk);               // 193: a whole chunk, exactly
+  z.resize(260, 3);                  // 194..259: over the boundary at 256
+  z.push_back(kChunk / 2);           // 260
+  z.push_back(kChunk / 2 + 1);       // 261: starts chunk 12
+  z.resize(400, 1);
+  return z;
+}
+
+// Where those rows begin, as the store places them.
+std::vector<uint64_t> begins_of(const std::vector<size_t>& sizes) {
+  std::vector<uint64_t> at;
+  uint64_t end = 0;
+  for (size_t n : sizes) {
+    const Arena::Run r = Arena::fit(end, n);
+    at.push_back(r.begin);
+    end = r.end;
+  }
+  return at;
 }
 
 }  // namespace
@@ -230,6 +294,123 @@ TEST(EdgeStore, ParallelFillEqualsSequential) {
   for (StateId s = 0; s < seq.rows(); ++s) ASSERT_EQ(by_range(par, s), by_range(seq, s)) << s;
 }
 
+TEST(EdgeStore, EdgeCasesOfTheIndex) {
+  const std::vector<size_t> sizes = edge_case_sizes();
+  const std::vector<uint64_t> at = begins_of(sizes);
+  // The layout is the one described.
+  EXPECT_EQ(at[101], kChunk);
+  EXPECT_EQ(at[102], kChunk);
+  EXPECT_EQ(at[129], 2 * kChunk);
+  EXPECT_EQ(at[130], 3 * kChunk);
+  EXPECT_EQ(at[131], 7 * kChunk);
+  EXPECT_EQ(at[132], 7 * kChunk);
+  EXPECT_EQ(at[191], 8 * kChunk);
+  EXPECT_EQ(at[192], 10 * kChunk);
+  EXPECT_EQ(at[194], 11 * kChunk);
+  EXPECT_EQ(at[261], 12 * kChunk);
+  std::vector<std::vector<Edge>> rows;
+  for (size_t i = 0; i < sizes.size(); ++i) rows.push_back(row_of_size(static_cast<StateId>(i), sizes[i]));
+  EdgeStore s(0);
+  std::vector<uint32_t> sz;
+  for (size_t i = 0; i < rows.size(); ++i) sz.push_back(s.encoded_size(static_cast<StateId>(i), rows[i]));
+  ASSERT_EQ(std::vector<size_t>(sz.begin(), sz.end()), sizes);
+  s.add(0, sz);
+  for (size_t i = 0; i < rows.size(); ++i) s.encode(static_cast<StateId>(i), rows[i]);
+  expect_rows(s, rows);
+  // The rows take 13 chunk slots: 7 chunks of 1 MiB, and the large rows
+  // one allocation each (3.5 MiB in slots 3..6, 1 MiB + 1 in 8..9).
+  const uint64_t chunks = 7 * kChunk + (3 * kChunk + kChunk / 2) + (kChunk + 1);
+  EXPECT_GE(s.row_bytes(), chunks);
+  EXPECT_LT(s.row_bytes(), chunks + 1024);
+}
+
+TEST(EdgeStore, BatchesSkipsAndOneBatchGiveTheSameRows) {
+  // The edge-case rows, then random ones, added at once and in batches of
+  // 0 to 100 rows, some after skipped sources (which the one batch holds as
+  // empty rows): the same rows, in the same bytes, and the same index.
+  std::mt19937_64 rng(13);
+  std::vector<std::vector<Edge>> rows;
+  for (size_t n : edge_case_sizes()) rows.push_back(row_of_size(static_cast<StateId>(rows.size()), n));
+  for (size_t i = 0; i < 20000; ++i) {
+    const auto src = static_cast<StateId>(rows.size());
+    rows.push_back(i % 5000 == 0 ? row_of_size(src, kChunk - 1 - rng() % 100) : random_row(rng, src, 12, 0));
+  }
+  std::vector<bool> skipped(rows.size(), false);
+  EdgeStore one(0), many(0);
+  for (size_t first = 0; first < rows.size();) {
+    size_t n = 1 + rng() % 100;
+    if (rng() % 5 == 0) {  // skip up to 70 sources: their rows are empty
+      const size_t skip = std::min<size_t>(rng() % 70, rows.size() - first);
+      for (size_t i = first; i < first + skip; ++i) {
+        rows[i].clear();
+        skipped[i] = true;
+      }
+      first += skip;
+    }
+    n = std::min(n, rows.size() - first);
+    std::vector<uint32_t> sizes;
+    for (size_t i = first; i < first + n; ++i) sizes.push_back(many.encoded_size(static_cast<StateId>(i), rows[i]));
+    many.add(static_cast<StateId>(first), sizes);
+    for (size_t i = first; i < first + n; ++i) many.encode(static_cast<StateId>(i), rows[i]);
+    first += n;
+  }
+  std::vector<uint32_t> sizes;
+  for (size_t i = 0; i < rows.size(); ++i) sizes.push_back(one.encoded_size(static_cast<StateId>(i), rows[i]));
+  one.add(0, sizes);
+  for (size_t i = 0; i < rows.size(); ++i) one.encode(static_cast<StateId>(i), rows[i]);
+  ASSERT_GT(std::count(skipped.begin(), skipped.end(), true), 1000);
+  expect_rows(many, rows);
+  for (size_t i = 0; i < many.rows(); ++i) {
+    const auto src = static_cast<StateId>(i);
+    ASSERT_TRUE(std::ranges::equal(one.row(src), many.row(src))) << i;
+  }
+  EXPECT_EQ(one.index_bytes(), many.index_bytes());
+}
+
+TEST(EdgeStore, IndexTakesAbout4BytesPerRow) {
+  // Per 64 rows one 8-byte base and 64 4-byte offsets: 4.125 B per row,
+  // and a little more while the last chunk of the index is not full.
+  EdgeStore s(0);
+  EXPECT_EQ(s.index_bytes(), 0u);
+  constexpr StateId kRows = 1000000;
+  std::vector<uint32_t> sizes(5000);
+  for (StateId first = 0; first < kRows; first += static_cast<StateId>(sizes.size())) {
+    for (size_t i = 0; i < sizes.size(); ++i) sizes[i] = (first + i) % 4;
+    s.add(first, sizes);
+  }
+  ASSERT_EQ(s.rows(), kRows);
+  const double per_row = double(s.index_bytes()) / kRows;
+  EXPECT_GE(per_row, 4.125);
+  EXPECT_LE(per_row, 4.2);
+  // The rows take 1.5 bytes each: 2 chunks and their table.
+  EXPECT_EQ(s.row(kRows - 1).bytes(), 3u);
+  EXPECT_GE(s.row_bytes(), 2 * kChunk);
+  EXPECT_LT(s.row_bytes(), 2 * kChunk + 1024);
+}
+
+TEST(EdgeStore, RefusesBlocksSpanning4GiB) {
+  // Offsets within a block take 32 bits: rows that would need more are
+  // refused before anything changes (nothing is allocated: the plan is
+  // arithmetic).
+  std::mt19937_64 rng(17);
+  EdgeStore s(kMaxArcs);
+  const auto rows = random_rows(rng, 0, 70);
+  for (size_t i = 0; i < rows.size(); ++i) add_row(s, static_cast<StateId>(i), rows[i]);
+  const uint64_t bytes = s.memory_bytes();
+  const std::vector<uint32_t> two_large = {0xfffffff0u, 100};  // the second begins 4 GiB past the block's base
+  const std::vector<uint32_t> ends_past = {10, 0xfffffff0u};   // the second starts a chunk and ends past 4 GiB
+  EXPECT_THROW(s.add(128, two_large), std::length_error);
+  EXPECT_THROW(s.add(70, ends_past), std::length_error);
+  EXPECT_THROW(s.add(75, std::vector<uint32_t>(60, 1u << 27)), std::length_error);  // 32 rows of 128 MiB do it
+  EXPECT_EQ(s.rows(), 70u);
+  EXPECT_EQ(s.memory_bytes(), bytes);
+  expect_rows(s, rows);
+  const std::vector<Edge> more = {Edge(3, 1, true)};
+  add_row(s, 70, more);
+  EXPECT_EQ(by_range(s, 70), more);
+  EXPECT_EQ(by_range(s, 69), rows[69]);
+}
+
 TEST(EdgeStore, GraphSetEdgesSortsAndCounts) {
   // StateGraph over the store: set_edges keeps rows sorted and distinct,
   // num_edges counts them, expanded() tells rows from unexpanded states.
@@ -280,9 +461,29 @@ int failed_add_child() {
   if (!threw) return 3;
   bool same = s.rows() == 3000 && s.memory_bytes() == bytes;
   for (size_t i = 0; same && i < rows.size(); ++i) same = by_range(s, static_cast<StateId>(i)) == rows[i];
+  // Then a row that starts a new chunk: the row before it now ends at the
+  // used end of its chunk, which the failed add had moved (100 bytes) and
+  // rolled back.
+  std::vector<Edge> big;  // 5 bytes an edge (31 label bits): not in the rest of the chunk
+  for (StateId t = 0; t < 209000; ++t) big.emplace_back(5000 + t, 1, true);
+  add_row(s, 3000, big);
+  same = same && s.rows() == 3001 && by_range(s, 3000) == big;
+  // Again, the batch's first row starting a new chunk: the end of the last
+  // row, kept in the slot of the next, is overwritten, then restored; the
+  // chunk allocated for that row is freed (the table of chunks may have
+  // grown).
+  const uint64_t bytes_before = s.memory_bytes();
+  threw = false;
+  try {
+    s.add(3001, std::vector<uint32_t>{1u << 20, 1u << 30});
+  } catch (const std::bad_alloc&) {
+    threw = true;
+  }
+  same = same && threw && s.rows() == 3001 && by_range(s, 3000) == big && s.memory_bytes() < bytes_before + 1024;
   const std::vector<Edge> more = {Edge(1, 1, true)};
-  add_row(s, 3000, more);
-  same = same && s.rows() == 3001 && by_range(s, 3000) == more && by_range(s, 2999) == rows[2999];
+  add_row(s, 3001, more);
+  same = same && s.rows() == 3002 && by_range(s, 3001) == more && by_range(s, 3000) == big;
+  for (size_t i = 0; same && i < rows.size(); ++i) same = by_range(s, static_cast<StateId>(i)) == rows[i];
   return same ? 0 : 1;
 }
 
