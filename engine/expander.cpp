@@ -8,7 +8,7 @@ Expander::Expander(const System& system, OnBound on_bound, hashing::TreeStore& s
     : system_(system), on_bound_(on_bound), store_(store), gen_(system.generator()), canon_(system.layout()),
       base_(store.tree_size()), part_bytes_(store.parts()) {}
 
-uint32_t Expander::intern_canonical(const hashing::GlobalState& s) {
+uint32_t Expander::intern(const hashing::GlobalState& s) {
   const hashing::GlobalState* canonical = &s;
   if (system_.may_have_fresh()) {
     canon_.canonicalize(s, form_);
@@ -19,8 +19,6 @@ uint32_t Expander::intern_canonical(const hashing::GlobalState& s) {
   hashing::encode_segmented(*canonical, system_.layout(), enc_);
   return store_.intern(enc_);
 }
-
-uint32_t Expander::intern(const hashing::GlobalState& s) { return intern_canonical(s); }
 
 void Expander::expand(uint32_t root, FunctionRef<void(const Candidate&)> out) {
   const auto& layout = system_.layout();
@@ -47,7 +45,7 @@ void Expander::expand(uint32_t root, FunctionRef<void(const Candidate&)> out) {
       succ_root = store_.intern_patched(base_.data(), parts_);
       ++plain_;
     } else {
-      succ_root = intern_canonical(succ);
+      succ_root = intern(succ);
       if (!plain) state = &form_.state;
     }
     out(Candidate{label, succ_root, state, info.violation.has_value()});

@@ -36,15 +36,13 @@ class Expander {
   void set_cancellation(Cancellation* c) { gen_->set_cancellation(c); }
   // The successors of the state of root `root`, in the generator's order.
   void expand(uint32_t root, FunctionRef<void(const Candidate&)> out);
-  // Interns the canonical form of a state given whole (the initial one);
-  // returns its root.
+  // Interns the canonical form of a state given whole (the initial one, a
+  // successor with fresh constants); returns its root.
   uint32_t intern(const hashing::GlobalState& s);
   hashing::CanonicalStats stats() const;
   uint64_t pruned() const { return pruned_; }
 
  private:
-  uint32_t intern_canonical(const hashing::GlobalState& s);
-
   const System& system_;
   OnBound on_bound_;
   hashing::TreeStore& store_;

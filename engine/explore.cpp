@@ -77,15 +77,7 @@ class Bfs {
  private:
   void start_initial() {
     hashing::GlobalState init = system_.initial_state();
-    uint32_t root;
-    for (;;) {
-      try {
-        root = workers_[0]->expander.intern(init);
-        break;
-      } catch (const hashing::TreeStoreFull&) {
-        grow_store();
-      }
-    }
+    const uint32_t root = intern_growing([&] { return workers_[0]->expander.intern(init); }, [&] { grow_store(); });
     std::vector<uint64_t> labels(g_.label_words());
     g_.labels_of(init, system_, labels.data());
     g_.fill_state(g_.add_states(1), root, labels.data());

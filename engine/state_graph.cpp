@@ -30,15 +30,7 @@ StateId StateGraph::add_state(std::string_view bytes, const hashing::GlobalState
     if (!hashing::decode(bytes, layout, decoded)) throw std::invalid_argument("StateGraph::add_state: bad encoding");
     hashing::encode_segmented(decoded, layout, enc);
   }
-  uint32_t root;
-  for (;;) {
-    try {
-      root = store_->tree().intern(enc);
-      break;
-    } catch (const hashing::TreeStoreFull&) {
-      store_->grow();
-    }
-  }
+  const uint32_t root = intern_growing([&] { return store_->tree().intern(enc); }, [&] { store_->grow(); });
   std::vector<uint64_t> labels(label_words());
   labels_of(s, system, labels.data());
   const StateId id = add_states(1);

@@ -18,9 +18,9 @@
 #include <atomic>
 #include <cstdint>
 #include <stdexcept>
-#include <thread>
 #include <vector>
 
+#include "hashing/spin_wait.hpp"
 #include "hashing/tree_store.hpp"
 
 namespace ddsmc::engine {
@@ -93,11 +93,25 @@ class StateStore {
   bool exploring_ = true;
 };
 
+// Sequential interning: runs intern() (which interns into the store's
+// tree) again after each TreeStoreFull, calling grow() (which grows the
+// store, maybe checking memory first) in between; returns its root.
+template <class Intern, class Grow>
+uint32_t intern_growing(Intern&& intern, Grow&& grow) {
+  for (;;) {
+    try {
+      return intern();
+    } catch (const hashing::TreeStoreFull&) {
+      grow();
+    }
+  }
+}
+
 template <class Make>
 StateStore::Claim StateStore::find_or_claim(uint32_t root, Make&& make) {
   std::atomic_ref<uint32_t> s = slot(root);
   uint32_t v = s.load(std::memory_order_acquire);
-  for (uint32_t spins = 0;; ++spins) {
+  for (;;) {
     if (v == kNoRef) {
       if (!s.compare_exchange_strong(v, kPending, std::memory_order_acq_rel, std::memory_order_acquire)) continue;
       uint32_t ref;
@@ -111,8 +125,8 @@ StateStore::Claim StateStore::find_or_claim(uint32_t root, Make&& make) {
       return {ref, true};
     }
     if (v != kPending) return {v, false};
-    if (spins > 64) std::this_thread::yield();  // the claimer publishes right after make()
-    v = s.load(std::memory_order_acquire);
+    // The claimer publishes right after make() (or withdraws: kNoRef).
+    v = hashing::wait_published(s, [](uint32_t x) { return x != kPending; });
   }
 }
 

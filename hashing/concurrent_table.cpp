@@ -1,7 +1,8 @@
 #include "hashing/concurrent_table.hpp"
 
 #include <bit>
-#include <thread>
+
+#include "hashing/spin_wait.hpp"
 
 namespace ddsmc::hashing {
 
@@ -14,12 +15,8 @@ void ConcurrentTable::allocate(size_t capacity) {
 }
 
 uint64_t ConcurrentTable::wait_value(const Slot& s) const {
-  // The inserting thread stores the value right after its make(): a short wait.
-  for (uint32_t spins = 0;; ++spins) {
-    uint64_t v = s.value.load(std::memory_order_acquire);
-    if (v != kPending) return v;
-    if (spins > 64) std::this_thread::yield();
-  }
+  // The inserting thread stores the value right after its make().
+  return wait_published(s.value, [](uint64_t v) { return v != kPending; });
 }
 
 void ConcurrentTable::grow() {

@@ -5,7 +5,8 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
-#include <thread>
+
+#include "hashing/spin_wait.hpp"
 
 namespace ddsmc::hashing {
 
@@ -87,12 +88,7 @@ size_t IdTable::capacity_for(size_t entries) {
 }
 
 uint32_t IdTable::wait(const std::atomic<uint32_t>& s) const {
-  // The claiming thread publishes right after writing one entry: a short wait.
-  for (uint32_t spins = 0;; ++spins) {
-    const uint32_t v = s.load(std::memory_order_acquire);
-    if ((v & low_mask_) != low_mask_) return v;
-    if (spins > 64) std::this_thread::yield();
-  }
+  return wait_published(s, [this](uint32_t v) { return (v & low_mask_) != low_mask_; });
 }
 
 }  // namespace tree_detail

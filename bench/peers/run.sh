@@ -5,9 +5,11 @@
 # states, transitions, seconds, states/s, peak RSS, bytes per state, and the
 # ratios ddsmc/SPIN and ddsmc/Rumur.
 #
-# Usage: bench/peers/run.sh [--quick] [--max-ring N] [BUILD_DIR]
+# Usage: bench/peers/run.sh [--quick] [--max-ring N] [--ddsmc-threads T] [BUILD_DIR]
 #   --quick       ring:4 and ring:5 only
 #   --max-ring N  largest ring (default 8)
+#   --ddsmc-threads T  also run ddsmc at T threads (row "ddsmc-T"), in the
+#                 same run, against the peers' one thread
 #   BUILD_DIR     where ddsmc was built, relative to the repository root
 #                 (default build)
 #
@@ -39,6 +41,7 @@ cd "$(dirname "$0")/../.."
 
 quick=0
 max_ring=8
+ddsmc_threads=1
 build=build
 while [ $# -gt 0 ]; do
   case $1 in
@@ -46,6 +49,8 @@ while [ $# -gt 0 ]; do
     --max-ring) [ $# -ge 2 ] || { echo "run.sh: --max-ring needs a value" >&2; exit 2; }
                 max_ring=$2; shift ;;
     --max-ring=*) max_ring=${1#--max-ring=} ;;
+    --ddsmc-threads) [ $# -ge 2 ] || { echo "run.sh: --ddsmc-threads needs a value" >&2; exit 2; }
+                     ddsmc_threads=$2; shift ;;
     -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
     *) build=$1 ;;
@@ -53,6 +58,7 @@ while [ $# -gt 0 ]; do
   shift
 done
 [[ $max_ring =~ ^[0-9]+$ ]] && [ "$max_ring" -ge 4 ] || { echo "run.sh: --max-ring must be a number >= 4" >&2; exit 2; }
+[[ $ddsmc_threads =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: --ddsmc-threads must be a number >= 1" >&2; exit 2; }
 if [ $quick -eq 1 ]; then rings=(4 5); else rings=($(seq 4 "$max_ring")); fi
 
 bin=$build/ddsmc
@@ -139,10 +145,12 @@ row() { printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >>"$rows"; }
 now() { python3 -c 'import time; print(time.perf_counter())'; }
 since() { python3 -c "import sys, time; print(f'{time.perf_counter() - float(sys.argv[1]):.2f}')" "$1"; }
 
-run_ddsmc() {  # ring
-  local n=$1 out=$work/ddsmc-$1.json
-  read -r rc secs rss < <(measure "$work/ddsmc-$n.log" "$bin" check "$model" --network "ring:$n" \
-                                  --property always-total --threads 1 --json "$out")
+run_ddsmc() {  # ring [threads]
+  local n=$1 threads=${2:-1}
+  local out=$work/ddsmc-$n-$threads.json tool=ddsmc
+  [ "$threads" -eq 1 ] || tool=ddsmc-$threads
+  read -r rc secs rss < <(measure "$work/ddsmc-$n-$threads.log" "$bin" check "$model" --network "ring:$n" \
+                                  --property always-total --threads "$threads" --json "$out")
   local counts
   counts=$(python3 -c '
 import json, sys
@@ -154,8 +162,8 @@ except Exception as e:
   read -r states trans note <<<"$counts"
   [ "$rc" -eq 0 ] || note="exit $rc"
   [ "$note" = complete ] && note=""
-  row ddsmc "$n" "$states" "$trans" edges "$secs" "$rss" - "$note"
-  ddsmc_states=$states
+  row "$tool" "$n" "$states" "$trans" edges "$secs" "$rss" - "$note"
+  [ "$threads" -ne 1 ] || ddsmc_states=$states
 }
 
 run_spin() {  # ring states_hint
@@ -202,6 +210,7 @@ for n in "${rings[@]}"; do
   echo "ring:$n ..." >&2
   ddsmc_states=?
   run_ddsmc "$n"
+  if [ "$ddsmc_threads" -ne 1 ]; then run_ddsmc "$n" "$ddsmc_threads"; fi
   if [ $have_spin -eq 1 ]; then run_spin "$n" "$ddsmc_states"; fi
   if [ $have_rumur -eq 1 ]; then run_rumur "$n"; fi
 done
@@ -215,9 +224,9 @@ def num(s):
 def fmt_int(s):
     v = num(s)
     return f"{int(v):,}" if v is not None else s
-print("flooding, one thread per tool; seconds and peak RSS of the checking run "
+print("flooding, one thread per tool (ddsmc-T: T threads); seconds and peak RSS of the checking run "
       "(build: generate + compile the peer's verifier)")
-head = (f"{'ring':<5} {'tool':<6} {'states':>11} {'transitions':>12} {'kind':<5} {'seconds':>8} "
+head = (f"{'ring':<5} {'tool':<8} {'states':>11} {'transitions':>12} {'kind':<5} {'seconds':>8} "
         f"{'states/s':>12} {'peak RSS MiB':>12} {'B/state':>9} {'build s':>7}  note")
 print(head)
 print("-" * len(head))
@@ -228,26 +237,29 @@ for tool, ring, states, trans, kind, secs, rss, built, note in rows:
     by[(ring, tool)] = (s, t, r)
     rate = f"{s / t:,.0f}" if s and t else "?"
     bps = f"{r / s:,.1f}" if s and r else "?"
-    print(f"{ring:<5} {tool:<6} {fmt_int(states):>11} {fmt_int(trans):>12} {kind:<5} {t or 0:8.3f} "
+    print(f"{ring:<5} {tool:<8} {fmt_int(states):>11} {fmt_int(trans):>12} {kind:<5} {t or 0:8.3f} "
           f"{rate:>12} {(r or 0) / 2**20:12.1f} {bps:>9} {built:>7}  {note}")
 rings = sorted({r for r, _ in by}, key=int)
 peers = [p for p in ("SPIN", "Rumur") if any((r, p) in by for r in rings)]
 if peers:
     print()
     print("ratios ddsmc/peer (> 1: ddsmc takes more): seconds, peak RSS; states equal?")
+    ours = sorted({t for _, t in by if t.startswith("ddsmc")}, key=len)
     for ring in rings:
-        d = by.get((ring, "ddsmc"))
-        parts = []
-        for p in peers:
-            q = by.get((ring, p))
-            if not d or not q:
-                continue
-            same = d[0] is not None and d[0] == q[0]
-            bad += not same
-            ts = f"{d[1] / q[1]:6.2f}" if d[1] and q[1] else "     ?"
-            rs = f"{d[2] / q[2]:6.2f}" if d[2] and q[2] else "     ?"
-            parts.append(f"ddsmc/{p}: seconds {ts}  RSS {rs}  states {'equal' if same else 'DIFFER'}")
-        print(f"ring:{ring:<3} " + "   ".join(parts))
+        for tool in ours:
+            d = by.get((ring, tool))
+            parts = []
+            for p in peers:
+                q = by.get((ring, p))
+                if not d or not q:
+                    continue
+                same = d[0] is not None and d[0] == q[0]
+                bad += not same
+                ts = f"{d[1] / q[1]:6.2f}" if d[1] and q[1] else "     ?"
+                rs = f"{d[2] / q[2]:6.2f}" if d[2] and q[2] else "     ?"
+                parts.append(f"{tool}/{p}: seconds {ts}  RSS {rs}  states {'equal' if same else 'DIFFER'}")
+            if parts:
+                print(f"ring:{ring:<3} " + "   ".join(parts))
     if bad:
         print(f"\n{bad} state count(s) differ from ddsmc's")
 sys.exit(1 if bad else 0)
