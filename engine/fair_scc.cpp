@@ -1,0 +1,138 @@
+#include "engine/fair_scc.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "engine/lasso.hpp"
+#include "engine/owcty.hpp"
+
+namespace ddsmc::engine {
+namespace {
+
+// Iterative Tarjan from the given roots, restricted to the subgraph. Calls
+// on_scc(members) for every SCC found; stops early when on_scc returns true.
+// Per state it keeps the DFS index (4 bytes) and an on-stack bit; the low
+// link lives in the DFS frame, since only the states on the call stack need
+// one.
+class SccFinder {
+ public:
+  SccFinder(const StateGraph& g, const Subgraph& sub)
+      : g_(g), sub_(sub), index_(g.num_states(), kUnvisited), on_stack_(g.num_states(), false) {}
+
+  template <class OnScc>
+  bool run_from(StateId root, OnScc&& on_scc) {
+    if (index_[root] != kUnvisited || !sub_.keep_state(root)) return false;
+    struct Frame {  // 16 bytes: the stack may hold every state
+      StateId v;
+      uint32_t low;
+      EdgeCursor next_edge;
+    };
+    std::vector<Frame> call;
+    call.push_back({root, visit(root), {}});
+    while (!call.empty()) {
+      sub_.cancel->poll();
+      Frame& f = call.back();
+      Edge e;
+      if (g_.next_edge(f.v, f.next_edge, e)) {
+        if (!sub_.keeps(e)) continue;
+        const StateId w = e.target;
+        if (index_[w] == kUnvisited) {
+          call.push_back({w, visit(w), {}});  // (f may dangle from here on)
+        } else if (on_stack_[w]) {
+          f.low = std::min(f.low, index_[w]);
+        }
+        continue;
+      }
+      const StateId v = f.v;
+      const uint32_t low = f.low;
+      call.pop_back();
+      if (!call.empty()) call.back().low = std::min(call.back().low, low);
+      if (low == index_[v]) {
+        std::vector<StateId> members;
+        StateId w;
+        do {
+          w = stack_.back();
+          stack_.pop_back();
+          on_stack_[w] = false;
+          members.push_back(w);
+        } while (w != v);
+        if (on_scc(members)) return true;
+      }
+    }
+    return false;
+  }
+
+  // Hands over the per-state index array (num_states() entries), for the
+  // lasso's path searches to reuse; the finder is done then.
+  std::vector<uint32_t> release() { return std::move(index_); }
+
+ private:
+  static constexpr uint32_t kUnvisited = 0xffffffffu;
+  uint32_t visit(StateId v) {
+    index_[v] = counter_++;
+    stack_.push_back(v);
+    on_stack_[v] = true;
+    return index_[v];
+  }
+  const StateGraph& g_;
+  const Subgraph& sub_;
+  std::vector<uint32_t> index_;
+  std::vector<bool> on_stack_;
+  std::vector<StateId> stack_;
+  uint32_t counter_ = 0;
+};
+
+// Searches the subgraph for a qualifying SCC and builds its lasso (its stem
+// through `stem_states`).
+// The lasso is built after the finder is done, in its memory: the peak is
+// the finder's 4 bytes and a bit per state, plus 1 for in_scc.
+std::optional<Lasso> search(const StateGraph& g, const Subgraph& sub, bool roots_everywhere, Fairness f,
+                            bool need_unstable, StemStates stem_states) {
+  std::vector<char> in_scc(g.num_states(), 0);
+  std::vector<StateId> members;
+  std::optional<CycleTargets> targets;
+  std::vector<StateId> buffer;
+  {
+    SccFinder finder(g, sub);
+    auto on_scc = [&](const std::vector<StateId>& scc) {
+      targets = qualify(g, sub, scc, in_scc, f, need_unstable);
+      if (targets) members = scc;
+      return targets.has_value();
+    };
+    if (roots_everywhere) {
+      for (StateId s = 0; s < g.num_states() && !targets; ++s) finder.run_from(s, on_scc);
+    } else if (g.num_states() > 0) {
+      finder.run_from(0, on_scc);
+    }
+    if (!targets) return std::nullopt;
+    buffer = finder.release();
+  }
+  return build_lasso(g, sub, members, *targets, stem_states, in_scc, std::move(buffer));
+}
+
+}  // namespace
+
+std::optional<Lasso> find_fair_scc(const StateGraph& g, const Subgraph& sub, bool roots_everywhere, Fairness f,
+                                   bool need_unstable, bool parallel, AnalysisStats& stats) {
+  ++stats.subgraphs;
+  StemStates stem = roots_everywhere ? nullptr : &sub.keep_state;
+  if (!parallel) return search(g, sub, roots_everywhere, f, need_unstable, stem);
+  FairSccQuery q;
+  q.keep_state = sub.keep_state;
+  q.stable_edges_only = sub.stable_edges_only;
+  q.roots_everywhere = roots_everywhere;
+  q.fairness = f;
+  q.need_unstable = need_unstable;
+  OwctyResult z = owcty(g, q, *sub.cancel);
+  stats.rounds += z.rounds;
+  stats.passes += z.passes;
+  stats.survivors += z.survivors;
+  if (z.survivors == 0) return std::nullopt;
+  Subgraph inside_z = sub;
+  inside_z.keep_state = [&z](StateId s) { return (z.flags[s] & kSurvives) != 0; };
+  auto lasso = search(g, inside_z, true, f, need_unstable, stem);
+  if (!lasso) throw std::logic_error("analysis: the OWCTY fixpoint is not empty but holds no fair SCC");
+  return lasso;
+}
+
+}  // namespace ddsmc::engine

@@ -1,0 +1,24 @@
+// Whether a subgraph has a fair SCC, and its lasso (docs/engine.md §10):
+// the OWCTY fixpoint in parallel, then the one Tarjan inside what survives;
+// or one sequential Tarjan over the whole subgraph (the tests' oracle).
+// Internal to the analysis.
+#pragma once
+
+#include <optional>
+
+#include "engine/analysis.hpp"
+#include "engine/subgraph.hpp"
+
+namespace ddsmc::engine {
+
+// The lasso of a fair SCC of the subgraph, if it has one. Sequentially: one
+// Tarjan over the subgraph (roots: every kept state for sometimes-*, state 0
+// for always-*). In parallel: the OWCTY fixpoint Z first; Z is empty iff
+// there is no fair SCC, and otherwise a source SCC of Z is one
+// (docs/engine.md §10), so Tarjan runs over Z only, from every state of it.
+// The stem goes anywhere for sometimes-* and through the subgraph's states
+// for always-*, in both cases.
+std::optional<Lasso> find_fair_scc(const StateGraph& g, const Subgraph& sub, bool roots_everywhere, Fairness f,
+                                   bool need_unstable, bool parallel, AnalysisStats& stats);
+
+}  // namespace ddsmc::engine
