@@ -200,27 +200,29 @@ left.set_title("speedup of the whole check (dotted: ideal)")
 if others:
     left.legend(fontsize=8)
 width = 0.8 / len(thread_counts)
-for i, t in enumerate(thread_counts):
-    meds = [mwall[(m, n, t)] for m, n in networks]
-    lo = [md - min(wall[(m, n, t)]) for md, (m, n) in zip(meds, networks)]
-    hi = [max(wall[(m, n, t)]) - md for md, (m, n) in zip(meds, networks)]
-    bars = mid.bar([xi + (i - (len(thread_counts) - 1) / 2) * width for xi in x], meds, width,
-                   yerr=[lo, hi], capsize=2, label=f"{t} thread{'s' if t > 1 else ''}")
-    mid.bar_label(bars, fmt="%.3g", fontsize=7, padding=2)
-mid.set_yscale("log")
-mid.set_xticks(x, labels, fontsize=8)
-mid.set_ylabel("seconds of the whole check (median, min..max)")
-mid.set_title("seconds")
-mid.legend(fontsize=8)
-for i, t in enumerate(thread_counts):
-    bars = right.bar([xi + (i - (len(thread_counts) - 1) / 2) * width for xi in x],
-                     [mrss[(m, n, t)] for m, n in networks], width, label=f"{t} thread{'s' if t > 1 else ''}")
-    right.bar_label(bars, fmt="%.0f", fontsize=7, padding=2)
-right.set_yscale("log")
-right.set_xticks(x, labels, fontsize=8)
-right.set_ylabel("peak RSS / states (bytes)")
-right.set_title("memory per state (small models: the process's fixed size)")
-right.legend(fontsize=8)
+
+def grouped_bars(ax, value, fmt, ylabel, title, spread=None):
+    # One bar per (network, thread count), grouped by network, log scale;
+    # spread(m, n, t, median) gives (below, above) error bars, if any.
+    for i, t in enumerate(thread_counts):
+        vals = [value(m, n, t) for m, n in networks]
+        err = None
+        if spread:
+            pairs = [spread(m, n, t, v) for v, (m, n) in zip(vals, networks)]
+            err = [[p[0] for p in pairs], [p[1] for p in pairs]]
+        bars = ax.bar([xi + (i - (len(thread_counts) - 1) / 2) * width for xi in x], vals, width,
+                      yerr=err, capsize=2 if err else 0, label=f"{t} thread{'s' if t > 1 else ''}")
+        ax.bar_label(bars, fmt=fmt, fontsize=7, padding=2)
+    ax.set_yscale("log")
+    ax.set_xticks(x, labels, fontsize=8)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.legend(fontsize=8)
+
+grouped_bars(mid, lambda m, n, t: mwall[(m, n, t)], "%.3g", "seconds of the whole check (median, min..max)",
+             "seconds", lambda m, n, t, md: (md - min(wall[(m, n, t)]), max(wall[(m, n, t)]) - md))
+grouped_bars(right, lambda m, n, t: mrss[(m, n, t)], "%.0f", "peak RSS / states (bytes)",
+             "memory per state (small models: the process's fixed size)")
 reps = max(len(v) for v in wall.values())
 fig.suptitle(f"ddsmc check --threads T, {reps} repetition{'s' if reps > 1 else ''} each")
 fig.tight_layout()

@@ -1,6 +1,7 @@
-// One level of the level-synchronous breadth-first exploration (docs/engine.md
-// §9): its frontier is expanded by any number of workers at once, and its
-// outcome is exactly the sequential BFS's.
+// One slice of the breadth-first exploration's queue (docs/engine.md §9): a
+// BFS level, or its first states when the level is wide. Its frontier is
+// expanded by any number of workers at once, and its outcome is exactly the
+// sequential BFS's. ("Level" below means the slice.)
 //
 // While the level runs, a state first found in it is *provisional*: the
 // visited set (the graph's StateStore) maps its root to a provisional
