@@ -11,7 +11,9 @@
 #include "app/memory_limit.hpp"
 #include "app/commands.hpp"
 #include "app/output.hpp"
+#include "app/ranks.hpp"
 #include "app/runtime.hpp"
+#include "dist/explore.hpp"
 #include "engine/analysis.hpp"
 #include "engine/bfs_tree.hpp"
 #include "engine/d2c/system.hpp"
@@ -133,24 +135,34 @@ bool write_json(Output& out, MakeJson&& make, std::string_view fallback) {
 }  // namespace
 
 int run_check(const CheckOptions& opts) {
+  // Under mpirun every rank runs this; rank 0 alone prints and writes, and
+  // the ranks agree on each step that could end the run (app/ranks.hpp).
+  std::unique_ptr<Ranks> ranks = Ranks::start_if_launched();
+  const bool root = !ranks || ranks->root();
   model::Diagnostics diag(opts.model.path);
   auto m = model::load_model(opts.model.path, opts.model.overrides, diag);
-  std::fputs(diag.format_all().c_str(), stderr);
-  if (!m) return kExitUsage;
+  if (root) std::fputs(diag.format_all().c_str(), stderr);
+  int setup = m ? 0 : kExitUsage;
   auto properties = selected_properties(opts.property);
-  if (properties.empty()) {
-    std::fprintf(stderr, "ddsmc: unknown property '%s' (all, sometimes-total, sometimes-partial, always-total, always-partial)\n",
-                 opts.property.c_str());
-    return kExitUsage;
+  if (!setup && properties.empty()) {
+    if (root)
+      std::fprintf(stderr, "ddsmc: unknown property '%s' (all, sometimes-total, sometimes-partial, always-total, always-partial)\n",
+                   opts.property.c_str());
+    setup = kExitUsage;
   }
   // Every output is opened (created) before any work.
   std::vector<std::unique_ptr<Output>> files;
-  std::string error;
-  std::vector<Output*> outputs = Output::open_all({opts.json_path, opts.trace_path}, files, error);
-  if (outputs.empty()) {
-    std::fprintf(stderr, "ddsmc: %s\n", error.c_str());
-    return kExitUsage;
+  std::vector<Output*> outputs{nullptr, nullptr};
+  if (!setup && root) {
+    std::string error;
+    outputs = Output::open_all({opts.json_path, opts.trace_path}, files, error);
+    if (outputs.empty()) {
+      std::fprintf(stderr, "ddsmc: %s\n", error.c_str());
+      setup = kExitUsage;
+    }
   }
+  if (ranks) setup = ranks->worst(setup);
+  if (setup) return setup;
   Output *json_out = outputs[0], *trace_out = outputs[1];
   engine::Fairness fairness = opts.fairness == "none" ? engine::Fairness::None : engine::Fairness::Channel;
   engine::WorkerPool pool(opts.threads);
@@ -158,7 +170,9 @@ int run_check(const CheckOptions& opts) {
   engine::CompiledModel cm = engine::compile(*m);
   engine::Cancellation cancel(stop_requests());
   begin_graceful_stop();
-  const uint64_t memory_limit = opts.memory ? *parse_memory_size(*opts.memory) : default_memory_limit();
+  // --memory is per process; by default the ranks on one machine share it.
+  const uint64_t memory_limit = opts.memory ? *parse_memory_size(*opts.memory)
+                                            : default_memory_limit() / uint64_t(ranks ? ranks->ranks_on_node() : 1);
   MemoryWatch watch(memory_limit);
   engine::ExploreOptions eo;
   eo.threads = pool.threads();
@@ -168,7 +182,8 @@ int run_check(const CheckOptions& opts) {
   eo.on_bound = opts.on_bound == "prune" ? engine::OnBound::Prune : engine::OnBound::Stop;
   eo.cancel = &cancel;
   eo.progress = print_progress;
-  engine::ExploreResult res = engine::explore(cm, eo);
+  engine::ExploreResult res = ranks ? dist::explore(engine::D2cSystem(cm), eo, ranks->comm()) : engine::explore(cm, eo);
+  if (!root) return ranks->exit_code(0);  // rank 0 analyses the graph it gathered
   // The analysis and the traces read states back, never look them up: the
   // visited set and the tree's index go, and with them the exploration's
   // buffers malloc still holds.
@@ -203,7 +218,7 @@ int run_check(const CheckOptions& opts) {
   int code = full ? check_exit_code(o) : kExitIncomplete;
   for (const auto& f : files)
     if (!f->deliver()) code = kExitIncomplete;
-  return code;
+  return ranks ? ranks->exit_code(code) : code;
 }
 
 }  // namespace ddsmc::app

@@ -14,6 +14,12 @@ Termination::~Termination() {
   MPI_Comm_free(&comm_);
 }
 
+void Termination::restart() {
+  if (!done_) throw std::logic_error("Termination::restart before termination was detected");
+  done_ = false;
+  have_previous_ = false;
+}
+
 bool Termination::idle_check() {
   if (done_) throw std::logic_error("Termination::idle_check called after termination");
   exchange_.flush();

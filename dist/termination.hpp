@@ -41,6 +41,11 @@ class Termination {
   // After true, do not call it again.
   bool idle_check();
 
+  // After idle_check() returned true: ready to detect the end of the next
+  // phase of work (the counters run on; the four-counter condition is
+  // about their increments between waves).
+  void restart();
+
   std::uint64_t waves() const { return waves_; }
 
  private:

@@ -20,11 +20,47 @@ uint32_t Expander::intern(const hashing::GlobalState& s) {
   return store_.intern(enc_);
 }
 
-void Expander::expand(uint32_t root, FunctionRef<void(const Candidate&)> out) {
-  const auto& layout = system_.layout();
+const hashing::SegmentedEncoding& Expander::canonical_encoding(const hashing::GlobalState& s) {
+  const hashing::GlobalState* canonical = &s;
+  if (system_.may_have_fresh()) {
+    canon_.canonicalize(s, form_);
+    canonical = &form_.state;
+  }
+  hashing::encode_segmented(*canonical, system_.layout(), succ_enc_);
+  return succ_enc_;
+}
+
+void Expander::load(uint32_t root) {
   store_.tree_of(root, base_.data());
   store_.materialize_tree(base_.data(), enc_.bytes);
-  if (!hashing::decode(enc_.bytes, layout, current_)) throw std::logic_error("stored state does not decode");
+  if (!hashing::decode(enc_.bytes, system_.layout(), current_)) throw std::logic_error("stored state does not decode");
+}
+
+void Expander::expand_encoded(uint32_t root, FunctionRef<void(const Candidate&)> out) {
+  load(root);
+  const bool plain = !system_.may_have_fresh();
+  gen_->successors(current_, [&](const EdgeLabel& label, const hashing::GlobalState& succ, const StepInfo& info) {
+    if (info.violation && on_bound_ == OnBound::Prune) {
+      ++pruned_;
+      return;
+    }
+    const hashing::GlobalState* state = &succ;
+    if (plain) {
+      ++plain_;
+    } else {
+      canon_.canonicalize(succ, form_);
+      state = &form_.state;
+    }
+    hashing::encode_segmented(*state, system_.layout(), succ_enc_);
+    Candidate c{label, 0, state, info.violation.has_value()};
+    c.encoding = &succ_enc_;
+    out(c);
+  });
+}
+
+void Expander::expand(uint32_t root, FunctionRef<void(const Candidate&)> out) {
+  const auto& layout = system_.layout();
+  load(root);
   const bool plain = !system_.may_have_fresh();
   gen_->successors(current_, [&](const EdgeLabel& label, const hashing::GlobalState& succ, const StepInfo& info) {
     if (info.violation && on_bound_ == OnBound::Prune) {

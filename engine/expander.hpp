@@ -28,6 +28,8 @@ struct Candidate {
   uint32_t root = 0;                             // of its canonical encoding in the store
   const hashing::GlobalState* state = nullptr;   // the successor (its labels are those of its class)
   bool violating = false;                        // over a bound (only under OnBound::Stop)
+  // expand_encoded() only: the successor's canonical encoding, whole (root unset)
+  const hashing::SegmentedEncoding* encoding = nullptr;
 };
 
 class Expander {
@@ -36,9 +38,16 @@ class Expander {
   void set_cancellation(Cancellation* c) { gen_->set_cancellation(c); }
   // The successors of the state of root `root`, in the generator's order.
   void expand(uint32_t root, FunctionRef<void(const Candidate&)> out);
+  // The same without interning: each successor comes with its whole
+  // canonical encoding, for a back-end that interns it elsewhere (dist/:
+  // at the rank that owns it). The store is only read.
+  void expand_encoded(uint32_t root, FunctionRef<void(const Candidate&)> out);
   // Interns the canonical form of a state given whole (the initial one, a
   // successor with fresh constants); returns its root.
   uint32_t intern(const hashing::GlobalState& s);
+  // The canonical encoding of a state given whole, not interned (valid
+  // until the next call).
+  const hashing::SegmentedEncoding& canonical_encoding(const hashing::GlobalState& s);
   hashing::CanonicalStats stats() const;
   uint64_t pruned() const { return pruned_; }
 
@@ -49,12 +58,15 @@ class Expander {
   std::unique_ptr<Generator> gen_;
   hashing::Canonicalizer canon_;
   hashing::SegmentedEncoding enc_;  // the state being expanded, then scratch
+  hashing::SegmentedEncoding succ_enc_;  // expand_encoded(): a successor's
   std::vector<uint32_t> base_;      // the expanded state's tree
   std::vector<std::string> part_bytes_;
   std::vector<hashing::TreeStore::Part> parts_;
   hashing::GlobalState current_;
   hashing::CanonicalForm form_;
   uint64_t plain_ = 0, pruned_ = 0;
+  // Reads the state of `root` into current_ (and enc_).
+  void load(uint32_t root);
 };
 
 }  // namespace ddsmc::engine

@@ -12,6 +12,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "engine/cancel.hpp"
 #include "engine/expander.hpp"
@@ -63,7 +64,11 @@ struct ExploreResult {
   hashing::CanonicalStats canonical;
   StateGraph::Memory memory;  // the graph's, as the exploration left it (before end_exploration)
   double seconds = 0;
-  size_t threads = 1;              // workers used
+  size_t threads = 1;              // workers used (per rank)
+  // The distributed engine's (dist/explore.hpp); one rank otherwise.
+  uint32_t ranks = 1;
+  uint64_t bytes_sent = 0;               // over every rank, in record batches
+  std::vector<uint64_t> rank_states;     // states each rank owns (empty: one rank, all of them)
 };
 
 ExploreResult explore(const System& system, const ExploreOptions& opts);

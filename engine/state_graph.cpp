@@ -64,6 +64,12 @@ void StateGraph::labels_of(const hashing::GlobalState& s, const System& system, 
     if (s.channels[a].empty()) out[(num_nodes_ + a) / 64] |= uint64_t{1} << ((num_nodes_ + a) % 64);
 }
 
+void StateGraph::labels(StateId s, uint64_t* out) const {
+  std::fill(out, out + label_words(), 0);
+  for (uint32_t i = 0; i < label_bits_; ++i)
+    if (bit(s, i)) out[i / 64] |= uint64_t{1} << (i % 64);
+}
+
 void StateGraph::fill_state(StateId id, uint32_t root, const uint64_t* labels) {
   root_[id] = root;
   // Bits of neighbouring states share words, and states are filled from

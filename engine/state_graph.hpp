@@ -50,6 +50,8 @@ class StateGraph {
   // num_nodes + a).
   uint32_t label_words() const { return label_words_; }
   void labels_of(const hashing::GlobalState& s, const System& system, uint64_t* out) const;
+  // The labels of state s in that form.
+  void labels(StateId s, uint64_t* out) const;
   // Gives the states first, first + 1, ... (in id order after every state
   // with edges so far; states skipped get none) counts[i] edges each, in
   // sizes[i] = edge_bytes(their edges) bytes; then write_edges() writes

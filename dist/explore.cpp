@@ -1,0 +1,603 @@
+#include "dist/explore.hpp"
+
+#include <tbb/concurrent_vector.h>
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <limits>
+#include <memory>
+#include <new>
+#include <stdexcept>
+#include <tuple>
+#include <vector>
+
+#include "dist/gather.hpp"
+#include "dist/link.hpp"
+#include "dist/wire.hpp"
+#include "engine/level.hpp"
+#include "engine/parallel.hpp"
+#include "engine/workers.hpp"
+#include "hashing/fingerprint.hpp"
+
+namespace ddsmc::dist {
+namespace {
+
+using engine::Candidate;
+using engine::Edge;
+using engine::kNoState;
+using engine::kProvisional;
+using engine::StateId;
+using engine::StopReason;
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// Record kinds, one per phase of a slice (docs/dist.md).
+enum Kind : uint8_t {
+  kOffer = 0,      // source rank -> owner: a successor (source, ordinal, labels, encoding)
+  kDiscovery = 1,  // owner -> source rank: this step is the least key of a new state
+  kAssign = 2,     // source rank -> owner: the new state's id
+  kReply = 3,      // owner -> source rank: the target id of a step
+};
+
+// Same sizes as explore.cpp's, so that a slice holds about as much.
+inline constexpr StateId kSlice = StateId{1} << 17;
+
+// An offer processed by its owner: whom to tell the step's target.
+struct Reply {
+  uint32_t rank, source_local, source_gid, ordinal;
+  uint32_t ref;  // the target's id, or kProvisional | its index among the new states
+};
+
+struct Worker {
+  Worker(const engine::System& system, engine::OnBound on_bound, hashing::TreeStore& store,
+         const engine::Cancellation& c, int ranks, uint32_t label_words)
+      : expander(system, on_bound, store), cancel(c), out(static_cast<size_t>(ranks)), labels(label_words) {
+    expander.set_cancellation(&cancel);
+  }
+  engine::Expander expander;
+  engine::Cancellation cancel;
+  std::vector<Edge> edges;  // of the sources this worker expanded, contiguous per source
+  struct Outbox {
+    std::vector<uint8_t> data;
+    std::vector<size_t> ends;
+  };
+  std::vector<Outbox> out;       // per destination rank
+  std::vector<Reply> replies;    // offers this worker processed (as owner)
+  std::vector<uint64_t> labels;  // scratch
+  std::vector<uint32_t> begin;   // scratch: part offsets of an offer
+};
+
+struct NewState {
+  uint32_t root = 0;
+  bool violating = false;
+  uint64_t key = 0;  // least discovery key: source id << 32 | ordinal
+  StateId gid = kNoState;
+  uint64_t label = 0;
+  std::unique_ptr<uint64_t[]> more_labels;
+  const uint64_t* labels() const { return more_labels ? more_labels.get() : &label; }
+};
+
+struct Span {
+  uint32_t worker = 0;
+  size_t begin = 0, end = 0;
+  uint64_t pruned = 0;
+  bool expanded = false;
+};
+
+// A discovery at the source's rank: step (source, ordinal) found new state
+// `index` of rank `owner`.
+struct Found {
+  StateId source;
+  uint32_t ordinal;
+  int owner;
+  uint32_t index;
+};
+
+template <class F>
+int guarded(F&& f) {
+  try {
+    f();
+    return 0;
+  } catch (const engine::Cancelled& c) {
+    return static_cast<int>(c.reason());
+  } catch (const std::bad_alloc&) {
+    return static_cast<int>(StopReason::OutOfMemory);
+  }
+}
+
+class DistBfs {
+ public:
+  DistBfs(const engine::System& system, const engine::ExploreOptions& opts, MPI_Comm comm, engine::ExploreResult& res)
+      : system_(system), opts_(opts), res_(res), link_(comm), ranks_(link_.size()), me_(link_.rank()),
+        local_(system.layout(), opts.initial_table), threads_(opts.threads ? opts.threads : engine::hardware_threads()),
+        pool_(threads_), arena_(static_cast<int>(threads_)) {
+    const engine::Cancellation& cancel = opts.cancel ? *opts.cancel : engine::Cancellation::none();
+    for (size_t w = 0; w < threads_; ++w)
+      workers_.push_back(std::make_unique<Worker>(system, opts.on_bound, local_.store().tree(), cancel, ranks_,
+                                                  local_.label_words()));
+    res.threads = threads_;
+    res.ranks = static_cast<uint32_t>(ranks_);
+  }
+
+  void run() {
+    start_initial();
+    StateId first = 0;
+    while (res_.complete && first < states_) {
+      const StateId end = first + std::min<StateId>(states_ - first, kSlice);
+      run_slice(first, end);
+      first = end;
+    }
+  }
+
+  // Sums the figures over the ranks and gathers the graph on rank 0.
+  void finish() {
+    std::array<uint64_t, 7> sums{res_.pruned_states, 0, 0, 0, 0, 0, link_.exchange().stats().bytes_sent};
+    for (const auto& w : workers_) {
+      const hashing::CanonicalStats s = w->expander.stats();
+      sums[1] += s.calls, sums[2] += s.fast_path, sums[3] += s.refined, sums[4] += s.individualized, sums[5] += s.nauty;
+    }
+    link_.allreduce(sums, MPI_UINT64_T, MPI_SUM);
+    res_.pruned_states = sums[0];
+    res_.canonical = {sums[1], sums[2], sums[3], sums[4], sums[5]};
+    res_.bytes_sent = sums[6];
+    gather_graph(local_, gids_, states_, link_.collectives(), system_, res_);
+  }
+
+  void stop(std::string reason) {
+    res_.complete = false;
+    res_.incomplete_reason = std::move(reason);
+  }
+
+ private:
+  uint32_t owner_of(const std::string& bytes) const {
+    return hashing::owner_of(hashing::fingerprint(bytes), static_cast<uint32_t>(ranks_));
+  }
+
+  void start_initial() {
+    hashing::GlobalState init = system_.initial_state();
+    const hashing::SegmentedEncoding& enc = workers_[0]->expander.canonical_encoding(init);
+    if (owner_of(enc.bytes) == static_cast<uint32_t>(me_)) {
+      auto& tree = local_.store().tree();
+      const uint32_t root = engine::intern_growing([&] { return tree.intern(enc); }, [&] { local_.store().grow(); });
+      std::vector<uint64_t> labels(local_.label_words());
+      local_.labels_of(init, system_, labels.data());
+      local_.fill_state(local_.add_states(1), root, labels.data());
+      local_.store().bind(root, 0);
+      gids_.push_back(0);
+    }
+    states_ = 1;
+    if (auto v = system_.check_bounds(init)) {
+      res_.violation = v;
+      res_.violating_state = 0;
+      stop("bound");
+    }
+  }
+
+  // One slice [first, end) of the BFS queue, in the phases of docs/dist.md.
+  void run_slice(StateId first, StateId end) {
+    first_ = first;
+    lfirst_ = next_local_;
+    StateId lend = lfirst_;
+    while (lend < gids_.size() && gids_[lend] < end) ++lend;
+    spans_.assign(lend - lfirst_, Span{});
+    new_.clear();
+    violation_.store(false);
+    for (auto& w : workers_) w->edges.clear(), w->replies.clear();
+    const uint64_t room = opts_.max_states ? opts_.max_states - std::min<uint64_t>(opts_.max_states, states_)
+                                           : std::numeric_limits<uint64_t>::max();
+    const bool stop_at_violation = opts_.on_bound == engine::OnBound::Stop;
+
+    // Phase 1: expand in rounds of ids, offering successors to their owners.
+    int stop_code = 0;
+    const StateId round = static_cast<StateId>(std::max<size_t>(1024, 4096 * threads_) * size_t(ranks_));
+    StateId la = lfirst_;
+    for (StateId lo = first; lo < end;) {
+      const StateId hi = static_cast<StateId>(std::min<uint64_t>(end, uint64_t{lo} + round));
+      StateId lb = la;
+      while (lb < lend && gids_[lb] < hi) ++lb;
+      if (!stop_code) stop_code = guarded([&] {
+        check_memory();
+        expand(la, lb);
+      });
+      send_outboxes();
+      link_.pump();
+      RecordBatch offers = link_.take(kOffer);
+      if (!stop_code) stop_code = guarded([&] { process_offers(offers); });
+      std::array<uint64_t, 2> any{uint64_t(stop_code), violation_.load() ? 1u : 0u};
+      link_.allreduce(any, MPI_UINT64_T, MPI_MAX);
+      std::array<uint64_t, 1> found{new_.size()};
+      link_.allreduce(found, MPI_UINT64_T, MPI_SUM);
+      stop_code = static_cast<int>(any[0]);
+      la = lb;
+      lo = hi;
+      report_progress(found[0], end - lo);
+      // A cut-off falls among the states found so far (every source below
+      // hi is expanded): later sources only find larger keys.
+      if (stop_code || found[0] > room || (stop_at_violation && any[1])) break;
+    }
+    link_.finish_phase(kOffer, [&](RecordBatch& b) {
+      if (!stop_code) stop_code = guarded([&] { process_offers(b); });
+    });
+    std::array<uint64_t, 1> code{uint64_t(stop_code)};
+    link_.allreduce(code, MPI_UINT64_T, MPI_MAX);
+    if (code[0]) {  // the slice is dropped, as the sequential BFS drops its level
+      stop(engine::stop_reason_name(static_cast<StopReason>(code[0])));
+      return;
+    }
+
+    // Phase 2: number the new states in sequential BFS order.
+    const Cut cut = number(end, room, stop_at_violation);
+    commit(cut.keep);
+
+    // Phase 3: every step learns its target; the sources' edges are stored.
+    const StateId last = cut.halted != kNoState ? cut.halted : end;
+    tell_targets(last);
+    store_edges(last);
+    next_local_ = lend;
+    if (cut.violating != kNoState) {
+      res_.violating_state = cut.violating;
+      res_.violating_parent = cut.halted;
+      stop("bound");
+    } else if (cut.max_states) {
+      stop("max-states");
+    }
+  }
+
+  void check_memory() {
+    if (opts_.memory_limit && opts_.memory_in_use && opts_.memory_in_use() > opts_.memory_limit)
+      throw engine::Cancelled(StopReason::MemoryLimit);
+  }
+
+  // Expands the local sources [la, lb) on the workers.
+  void expand(StateId la, StateId lb) {
+    arena_.execute([&] {
+      engine::parallel_for(la, lb, 16, [&](const tbb::blocked_range<StateId>& r) {
+        const uint32_t slot = engine::worker_slot();
+        Worker& w = *workers_[slot];
+        for (StateId s = r.begin(); s < r.end(); ++s) {
+          w.cancel.poll();
+          expand_one(s, w, slot);
+        }
+      });
+    });
+  }
+
+  void expand_one(StateId s, Worker& w, uint32_t slot) {
+    Span& span = spans_[s - lfirst_];
+    span.worker = slot;
+    span.begin = w.edges.size();
+    const uint64_t pruned_before = w.expander.pruned();
+    const StateId source = gids_[s];
+    uint32_t ordinal = 0;
+    w.expander.expand_encoded(local_.root(s), [&](const Candidate& c) {
+      const hashing::SegmentedEncoding& enc = *c.encoding;
+      Worker::Outbox& box = w.out[owner_of(enc.bytes)];
+      Writer out(box.data);
+      out.u8(kOffer);
+      out.u32(s);
+      out.u32(source);
+      out.u32(ordinal++);
+      out.u8(c.violating);
+      local_.labels_of(*c.state, system_, w.labels.data());
+      for (uint64_t word : w.labels) out.u64(word);
+      for (size_t p = 0; p + 1 < enc.begin.size(); ++p) out.varint(enc.begin[p + 1] - enc.begin[p]);
+      out.bytes(enc.bytes);
+      box.ends.push_back(box.data.size());
+      w.edges.emplace_back(kNoState, c.label);
+    });
+    span.end = w.edges.size();
+    span.pruned = w.expander.pruned() - pruned_before;
+    span.expanded = true;
+  }
+
+  void send_outboxes() {
+    for (auto& w : workers_)
+      for (int to = 0; to < ranks_; ++to) {
+        Worker::Outbox& box = w->out[size_t(to)];
+        size_t begin = 0;
+        for (size_t end : box.ends) {
+          link_.send(to, {box.data.data() + begin, end - begin});
+          begin = end;
+        }
+        box.data.clear();
+        box.ends.clear();
+      }
+  }
+
+  // Interns the offered states on the workers; a full store grows and the
+  // offers not processed yet are redone.
+  void process_offers(const RecordBatch& b) {
+    std::vector<uint8_t> done(b.size(), 0);
+    for (;;) {
+      try {
+        arena_.execute([&] {
+          engine::parallel_for(size_t{0}, b.size(), 64, [&](const tbb::blocked_range<size_t>& r) {
+            const uint32_t slot = engine::worker_slot();
+            for (size_t i = r.begin(); i < r.end(); ++i) {
+              if (done[i]) continue;
+              offer(b.record(i), b.recs[i].from, *workers_[slot]);
+              done[i] = 1;
+            }
+          });
+        });
+        return;
+      } catch (const hashing::TreeStoreFull&) {
+        check_memory_for(local_.store().bytes_to_grow());
+        local_.store().grow();
+      }
+    }
+  }
+
+  void check_memory_for(size_t bytes) {
+    if (!opts_.memory_limit || !opts_.memory_in_use || bytes == 0) return;
+    if (opts_.memory_in_use() + bytes > opts_.memory_limit) throw engine::Cancelled(StopReason::MemoryLimit);
+  }
+
+  void offer(std::span<const uint8_t> record, int from, Worker& w) {
+    Reader in(record);
+    in.u8();
+    const uint32_t source_local = in.u32(), source = in.u32(), ordinal = in.u32();
+    const bool violating = in.u8() != 0;
+    for (auto& word : w.labels) word = in.u64();
+    const uint32_t parts = local_.store().tree().parts();
+    w.begin.assign(parts + 1, 0);
+    for (uint32_t p = 0; p < parts; ++p) w.begin[p + 1] = w.begin[p] + static_cast<uint32_t>(in.varint());
+    const std::string_view bytes = in.rest();
+    if (bytes.size() != w.begin[parts]) throw std::logic_error("dist: an offer's parts do not add up");
+    // Throws TreeStoreFull before anything changed.
+    const uint32_t root = local_.store().tree().intern(bytes, w.begin.data());
+    const uint64_t key = uint64_t{source} << 32 | ordinal;
+    auto made = [&]() -> uint32_t {
+      NewState n;
+      n.root = root;
+      n.violating = violating;
+      n.key = key;
+      if (w.labels.size() > 1) {
+        n.more_labels = std::make_unique<uint64_t[]>(w.labels.size());
+        std::copy(w.labels.begin(), w.labels.end(), n.more_labels.get());
+      } else {
+        n.label = w.labels[0];
+      }
+      auto it = new_.push_back(std::move(n));
+      const auto index = static_cast<uint64_t>(it - new_.begin());
+      if (index >= kProvisional - 2) throw std::length_error("more than 2^31 new states in one BFS slice");
+      if (violating) violation_.store(true, std::memory_order_relaxed);
+      return kProvisional | static_cast<uint32_t>(index);
+    };
+    auto claim = local_.store().find_or_claim(root, made);
+    if (!claim.inserted && (claim.ref & kProvisional)) {
+      std::atomic_ref<uint64_t> least(new_[claim.ref & ~kProvisional].key);
+      uint64_t seen = least.load(std::memory_order_relaxed);
+      while (key < seen && !least.compare_exchange_weak(seen, key, std::memory_order_relaxed)) {
+      }
+    }
+    const uint32_t ref = (claim.ref & kProvisional) ? claim.ref : gids_[claim.ref];
+    w.replies.push_back({uint32_t(from), source_local, source, ordinal, ref});
+  }
+
+  struct Cut {
+    uint64_t keep = 0;           // new states kept (the first ones in BFS order)
+    StateId halted = kNoState;   // the source a cut-off interrupts
+    StateId violating = kNoState;
+    bool max_states = false;
+  };
+
+  // The new states' ids: the source ranks learn which of their steps
+  // discovered new states, count them per source (summed over the ranks,
+  // every rank learns where each source's discoveries start) and number
+  // them in (source, ordinal) order, which is the sequential BFS's.
+  Cut number(StateId end, uint64_t room, bool stop_at_violation) {
+    for (auto& w : workers_)
+      for (const Reply& r : w->replies) {
+        if (!(r.ref & kProvisional)) continue;
+        const uint32_t index = r.ref & ~kProvisional;
+        if (new_[index].key != (uint64_t{r.source_gid} << 32 | r.ordinal)) continue;
+        rec_.clear();
+        Writer out(rec_);
+        out.u8(kDiscovery);
+        out.u32(r.source_local);
+        out.u32(r.ordinal);
+        out.u32(index);
+        link_.send(int(r.rank), rec_);
+      }
+    std::vector<Found> found;
+    link_.finish_phase(kDiscovery, [&](RecordBatch& b) {
+      for (size_t i = 0; i < b.size(); ++i) {
+        Reader in(b.record(i));
+        in.u8();
+        const uint32_t source_local = in.u32(), ordinal = in.u32(), index = in.u32();
+        found.push_back({gids_[source_local], ordinal, b.recs[i].from, index});
+      }
+    });
+    std::vector<uint32_t> count(end - first_, 0);
+    for (const Found& f : found) ++count[f.source - first_];
+    link_.allreduce(count.data(), static_cast<int>(count.size()), MPI_UINT32_T, MPI_SUM);
+    std::vector<uint64_t> start(count.size() + 1, 0);
+    for (size_t p = 0; p < count.size(); ++p) start[p + 1] = start[p] + count[p];
+
+    Cut cut;
+    cut.keep = start.back();
+    if (cut.keep > room) {  // the first new state past the limit halts, and is not added
+      cut.keep = room;
+      cut.max_states = true;
+      const size_t p = static_cast<size_t>(std::upper_bound(start.begin(), start.end(), room) - start.begin()) - 1;
+      cut.halted = first_ + static_cast<StateId>(p);
+    }
+    std::sort(found.begin(), found.end(),
+              [](const Found& a, const Found& b) { return std::tie(a.source, a.ordinal) < std::tie(b.source, b.ordinal); });
+    for (size_t i = 0; i < found.size();) {
+      const size_t j = i;
+      for (; i < found.size() && found[i].source == found[j].source; ++i) {
+        rec_.clear();
+        Writer out(rec_);
+        out.u8(kAssign);
+        out.u32(found[i].index);
+        out.u32(states_ + static_cast<StateId>(start[found[i].source - first_] + (i - j)));
+        link_.send(found[i].owner, rec_);
+      }
+    }
+    link_.finish_phase(kAssign, [&](RecordBatch& b) {
+      for (size_t i = 0; i < b.size(); ++i) {
+        Reader in(b.record(i));
+        in.u8();
+        const uint32_t index = in.u32();
+        new_[index].gid = in.u32();
+      }
+    });
+    if (stop_at_violation) {  // the first state over a bound halts, and is added
+      std::array<uint64_t, 1> least{~uint64_t{0}};
+      for (const NewState& n : new_)
+        if (n.violating && n.gid < states_ + cut.keep) least[0] = std::min(least[0], uint64_t{n.gid} << 32 | (n.key >> 32));
+      link_.allreduce(least, MPI_UINT64_T, MPI_MIN);
+      if (least[0] != ~uint64_t{0}) {
+        cut.violating = static_cast<StateId>(least[0] >> 32);
+        cut.halted = static_cast<StateId>(least[0]);
+        cut.keep = cut.violating - states_ + 1;
+        cut.max_states = false;
+      }
+    }
+    return cut;
+  }
+
+  // Adds this rank's new states among the first `keep` to its graph, in id order.
+  void commit(uint64_t keep) {
+    const StateId limit = states_ + static_cast<StateId>(keep);
+    std::vector<uint32_t> mine;
+    for (size_t i = 0; i < new_.size(); ++i)
+      if (new_[i].gid < limit) mine.push_back(static_cast<uint32_t>(i));
+    std::sort(mine.begin(), mine.end(), [&](uint32_t a, uint32_t b) { return new_[a].gid < new_[b].gid; });
+    const StateId base = local_.add_states(mine.size());
+    arena_.execute([&] {
+      engine::parallel_for(size_t{0}, mine.size(), 256, [&](const tbb::blocked_range<size_t>& r) {
+        for (size_t i = r.begin(); i < r.end(); ++i) {
+          const NewState& n = new_[mine[i]];
+          local_.fill_state(base + static_cast<StateId>(i), n.root, n.labels());
+          local_.store().bind(n.root, base + static_cast<StateId>(i));
+        }
+      });
+    });
+    for (uint32_t i : mine) gids_.push_back(new_[i].gid);
+    states_ = limit;
+  }
+
+  // Tells every step of a source below `last` its target's id.
+  void tell_targets(StateId last) {
+    for (auto& w : workers_)
+      for (const Reply& r : w->replies) {
+        if (r.source_gid >= last) continue;
+        const StateId target = (r.ref & kProvisional) ? new_[r.ref & ~kProvisional].gid : r.ref;
+        if (target >= states_) throw std::logic_error("dist: a kept step leads to a dropped state");
+        rec_.clear();
+        Writer out(rec_);
+        out.u8(kReply);
+        out.u32(r.source_local);
+        out.u32(r.ordinal);
+        out.u32(target);
+        link_.send(int(r.rank), rec_);
+      }
+    link_.finish_phase(kReply, [&](RecordBatch& b) {
+      for (size_t i = 0; i < b.size(); ++i) {
+        Reader in(b.record(i));
+        in.u8();
+        const uint32_t source_local = in.u32(), ordinal = in.u32(), target = in.u32();
+        const Span& span = spans_[source_local - lfirst_];
+        workers_[span.worker]->edges[span.begin + ordinal].target = target;
+      }
+    });
+  }
+
+  // The edges of the local sources below `last`: sorted, deduplicated and
+  // encoded into the local graph (targets are global ids).
+  void store_edges(StateId last) {
+    StateId llast = lfirst_;
+    while (llast - lfirst_ < spans_.size() && gids_[llast] < last) ++llast;
+    std::vector<uint32_t> counts(llast - lfirst_), sizes(llast - lfirst_);
+    arena_.execute([&] {
+      engine::parallel_for(lfirst_, llast, 64, [&](const tbb::blocked_range<StateId>& r) {
+        for (StateId s = r.begin(); s < r.end(); ++s) {
+          const Span& span = spans_[s - lfirst_];
+          if (!span.expanded) throw std::logic_error("dist: slice finished with an unexpanded state");
+          auto& buf = workers_[span.worker]->edges;
+          auto b = buf.begin() + static_cast<std::ptrdiff_t>(span.begin);
+          auto e = buf.begin() + static_cast<std::ptrdiff_t>(span.end);
+          for (auto it = b; it != e; ++it)
+            if (it->target == kNoState) throw std::logic_error("dist: a step without its target");
+          std::sort(b, e, [](const Edge& x, const Edge& y) { return std::tie(x.target, x.label) < std::tie(y.target, y.label); });
+          counts[s - lfirst_] = static_cast<uint32_t>(std::unique(b, e) - b);
+          sizes[s - lfirst_] = local_.edge_bytes(s, {b, counts[s - lfirst_]});
+        }
+      });
+    });
+    if (llast > lfirst_) local_.add_edges(lfirst_, counts, sizes);
+    arena_.execute([&] {
+      engine::parallel_for(lfirst_, llast, 64, [&](const tbb::blocked_range<StateId>& r) {
+        for (StateId s = r.begin(); s < r.end(); ++s) {
+          const Span& span = spans_[s - lfirst_];
+          const auto& buf = workers_[span.worker]->edges;
+          local_.write_edges(s, {buf.begin() + static_cast<std::ptrdiff_t>(span.begin), counts[s - lfirst_]});
+        }
+      });
+    });
+    std::array<uint64_t, 2> sums{0, 0};
+    for (uint32_t c : counts) sums[0] += c;
+    for (StateId s = lfirst_; s < llast; ++s) sums[1] += spans_[s - lfirst_].pruned;
+    link_.allreduce(sums, MPI_UINT64_T, MPI_SUM);
+    transitions_ += sums[0];
+    res_.pruned_states += sums[1];
+  }
+
+  void report_progress(uint64_t found, uint64_t queue) {
+    if (me_ != 0 || !opts_.progress || since(last_progress_) < opts_.progress_interval) return;
+    last_progress_ = Clock::now();
+    opts_.progress({states_ + found, transitions_, queue + found, since(start_)});
+  }
+
+  const engine::System& system_;
+  const engine::ExploreOptions& opts_;
+  engine::ExploreResult& res_;
+  Link link_;
+  int ranks_, me_;
+  engine::StateGraph local_;     // the states this rank owns, by local id (in global id order)
+  std::vector<StateId> gids_;    // local id -> global id
+  size_t threads_;
+  engine::WorkerPool pool_;
+  tbb::task_arena arena_;
+  std::vector<std::unique_ptr<Worker>> workers_;
+  StateId states_ = 0;           // committed, over all ranks
+  uint64_t transitions_ = 0;     // over all ranks
+  StateId next_local_ = 0;       // the first local state not expanded
+  // The slice in progress.
+  StateId first_ = 0, lfirst_ = 0;
+  std::vector<Span> spans_;      // per local source of the slice
+  tbb::concurrent_vector<NewState> new_;
+  std::atomic<bool> violation_{false};
+  std::vector<uint8_t> rec_;     // a record being written (main thread)
+  Clock::time_point start_ = Clock::now(), last_progress_ = Clock::now();
+};
+
+}  // namespace
+
+engine::ExploreResult explore(const engine::System& system, const engine::ExploreOptions& opts, MPI_Comm comm) {
+  const auto start = Clock::now();
+  engine::ExploreResult res(system.layout(), 1 << 12);
+  // The protocol has every rank in every collective: a rank that leaves it
+  // on an error it cannot report in-band takes the job down rather than
+  // leave the others waiting.
+  try {
+    DistBfs bfs(system, opts, comm, res);
+    bfs.run();
+    bfs.finish();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ddsmc: internal error in the distributed exploration: %s\n", e.what());
+    MPI_Abort(comm, 3);
+  }
+  res.seconds = since(start);
+  return res;
+}
+
+}  // namespace ddsmc::dist

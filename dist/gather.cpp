@@ -1,0 +1,154 @@
+#include "dist/gather.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "dist/wire.hpp"
+#include "hashing/state.hpp"
+
+namespace ddsmc::dist {
+namespace {
+
+using engine::Edge;
+using engine::StateId;
+
+// Ids per gather: about 10 MiB per rank at 100-byte states with 10 edges.
+inline constexpr StateId kChunk = StateId{1} << 16;
+
+// One state as rank 0 receives it.
+struct Incoming {
+  StateId gid = 0;
+  std::vector<uint64_t> labels;
+  std::vector<uint32_t> begin;  // part offsets
+  std::string_view bytes;
+  bool expanded = false;
+  std::vector<Edge> edges;
+};
+
+void write_state(const engine::StateGraph& g, StateId local, StateId gid, hashing::SegmentedEncoding& enc,
+                 std::vector<uint64_t>& labels, Writer& out) {
+  out.u32(gid);
+  g.labels(local, labels.data());
+  for (uint64_t w : labels) out.u64(w);
+  g.store().tree().materialize(g.root(local), enc);
+  for (size_t p = 0; p + 1 < enc.begin.size(); ++p) out.varint(enc.begin[p + 1] - enc.begin[p]);
+  out.varint(enc.bytes.size());
+  out.bytes(enc.bytes);
+  const bool expanded = g.expanded(local);
+  out.u8(expanded);
+  if (!expanded) return;
+  uint32_t n = 0;
+  for (const Edge& e : g.edges(local)) (void)e, ++n;
+  out.varint(n);
+  for (const Edge& e : g.edges(local)) {
+    out.u32(e.target);
+    out.u32(e.label);
+  }
+}
+
+void read_state(Reader& in, uint32_t words, uint32_t parts, Incoming& s) {
+  s.gid = in.u32();
+  s.labels.resize(words);
+  for (auto& w : s.labels) w = in.u64();
+  s.begin.assign(parts + 1, 0);
+  for (uint32_t p = 0; p < parts; ++p) s.begin[p + 1] = s.begin[p] + static_cast<uint32_t>(in.varint());
+  s.bytes = in.bytes(in.varint());
+  s.expanded = in.u8() != 0;
+  s.edges.clear();
+  if (!s.expanded) return;
+  const uint64_t n = in.varint();
+  for (uint64_t i = 0; i < n; ++i) {
+    Edge e;
+    e.target = in.u32();
+    e.label = in.u32();
+    s.edges.push_back(e);
+  }
+}
+
+}  // namespace
+
+void gather_graph(const engine::StateGraph& local, const std::vector<StateId>& gids, StateId states, MPI_Comm comm,
+                  const engine::System& system, engine::ExploreResult& res) {
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &ranks);
+  const bool root = rank == 0;
+  engine::StateGraph& g = res.graph;
+  const uint32_t words = local.label_words(), parts = local.store().tree().parts();
+
+  std::vector<uint8_t> mine, all;
+  std::vector<int> sizes(static_cast<size_t>(ranks)), offsets(static_cast<size_t>(ranks));
+  hashing::SegmentedEncoding enc;
+  std::vector<uint64_t> labels(words);
+  std::vector<Incoming> chunk;
+  std::vector<uint32_t> counts, row_bytes;
+  size_t next = 0;  // the next local state to send
+  for (StateId a = 0; a < states; a += std::min<StateId>(kChunk, states - a)) {
+    const StateId b = a + std::min<StateId>(kChunk, states - a);
+    mine.clear();
+    Writer out(mine);
+    for (; next < gids.size() && gids[next] < b; ++next) write_state(local, static_cast<StateId>(next), gids[next], enc, labels, out);
+    if (mine.size() > size_t{1} << 30) throw std::length_error("dist: a gather chunk over 1 GiB");
+    const int size = static_cast<int>(mine.size());
+    MPI_Gather(&size, 1, MPI_INT, sizes.data(), 1, MPI_INT, 0, comm);
+    size_t total = 0;
+    if (root) {
+      for (size_t r = 0; r < sizes.size(); ++r) {
+        offsets[r] = static_cast<int>(total);
+        total += static_cast<size_t>(sizes[r]);
+        if (total > size_t{1} << 31) throw std::length_error("dist: a gather chunk over 2 GiB");
+      }
+      all.resize(total);
+    }
+    MPI_Gatherv(mine.data(), size, MPI_BYTE, all.data(), sizes.data(), offsets.data(), MPI_BYTE, 0, comm);
+    if (!root) continue;
+
+    // Each rank's states come in id order: merge them.
+    chunk.resize(b - a);
+    for (int r = 0; r < ranks; ++r) {
+      Reader in({all.data() + offsets[size_t(r)], size_t(sizes[size_t(r)])});
+      while (!in.done()) {
+        Incoming s;
+        read_state(in, words, parts, s);
+        if (s.gid < a || s.gid >= b) throw std::logic_error("dist: a gathered state out of its chunk");
+        chunk[s.gid - a] = std::move(s);
+      }
+    }
+    const StateId base = g.add_states(b - a);
+    if (base != a) throw std::logic_error("dist: gathered states out of order");
+    auto& tree = g.store().tree();
+    for (StateId i = 0; i < b - a; ++i) {
+      const Incoming& s = chunk[i];
+      if (s.gid != a + i) throw std::logic_error("dist: a state missing from the gather");
+      const uint32_t r = engine::intern_growing([&] { return tree.intern(s.bytes, s.begin.data()); },
+                                                [&] { g.store().grow(); });
+      g.fill_state(a + i, r, s.labels.data());
+    }
+    // The expanded states are a prefix of the ids.
+    StateId rows = 0;
+    while (rows < b - a && chunk[rows].expanded) ++rows;
+    counts.assign(rows, 0);
+    row_bytes.assign(rows, 0);
+    for (StateId i = 0; i < rows; ++i) {
+      counts[i] = static_cast<uint32_t>(chunk[i].edges.size());
+      row_bytes[i] = g.edge_bytes(a + i, chunk[i].edges);
+    }
+    if (rows) g.add_edges(a, counts, row_bytes);
+    for (StateId i = 0; i < rows; ++i) g.write_edges(a + i, chunk[i].edges);
+    all.clear();
+  }
+
+  uint64_t owned = local.num_states();
+  res.rank_states.assign(static_cast<size_t>(ranks), 0);
+  MPI_Allgather(&owned, 1, MPI_UINT64_T, res.rank_states.data(), 1, MPI_UINT64_T, comm);
+  res.memory = root ? g.memory() : local.memory();
+  if (root && res.violating_state != engine::kNoState && !res.violation) {
+    hashing::GlobalState s;
+    if (!hashing::decode(g.bytes(res.violating_state), system.layout(), s))
+      throw std::logic_error("dist: the violating state does not decode");
+    res.violation = system.check_bounds(s);
+  }
+}
+
+}  // namespace ddsmc::dist

@@ -1,0 +1,76 @@
+// The plain byte records the distributed engine exchanges: fixed-width
+// little-endian integers, LEB128 varints and raw bytes appended to a
+// buffer, and read back with bounds checks (a malformed record is a bug:
+// std::logic_error). Ranks are assumed to share one byte order and word
+// size, as the ranks of one MPI job on one cluster do.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <stdexcept>
+#include <string_view>
+#include <vector>
+
+namespace ddsmc::dist {
+
+class Writer {
+ public:
+  explicit Writer(std::vector<uint8_t>& out) : out_(out) {}
+  void u8(uint8_t v) { out_.push_back(v); }
+  void u32(uint32_t v) { raw(&v, sizeof v); }
+  void u64(uint64_t v) { raw(&v, sizeof v); }
+  void varint(uint64_t v) {
+    while (v >= 0x80) {
+      out_.push_back(static_cast<uint8_t>(v | 0x80));
+      v >>= 7;
+    }
+    out_.push_back(static_cast<uint8_t>(v));
+  }
+  void bytes(std::string_view b) { raw(b.data(), b.size()); }
+  void raw(const void* p, size_t n) {
+    const auto* b = static_cast<const uint8_t*>(p);
+    out_.insert(out_.end(), b, b + n);
+  }
+
+ private:
+  std::vector<uint8_t>& out_;
+};
+
+class Reader {
+ public:
+  explicit Reader(std::span<const uint8_t> in) : in_(in) {}
+  uint8_t u8() { return *take(1); }
+  uint32_t u32() { return fixed<uint32_t>(); }
+  uint64_t u64() { return fixed<uint64_t>(); }
+  uint64_t varint() {
+    uint64_t v = 0;
+    for (unsigned shift = 0; shift < 64; shift += 7) {
+      const uint8_t b = u8();
+      v |= uint64_t{b & 0x7fu} << shift;
+      if (!(b & 0x80)) return v;
+    }
+    throw std::logic_error("dist: malformed varint in a record");
+  }
+  std::string_view bytes(size_t n) { return {reinterpret_cast<const char*>(take(n)), n}; }
+  std::string_view rest() { return bytes(in_.size() - pos_); }
+  bool done() const { return pos_ == in_.size(); }
+
+ private:
+  template <class T>
+  T fixed() {
+    T v;
+    std::memcpy(&v, take(sizeof v), sizeof v);
+    return v;
+  }
+  const uint8_t* take(size_t n) {
+    if (in_.size() - pos_ < n) throw std::logic_error("dist: truncated record");
+    const uint8_t* p = in_.data() + pos_;
+    pos_ += n;
+    return p;
+  }
+  std::span<const uint8_t> in_;
+  size_t pos_ = 0;
+};
+
+}  // namespace ddsmc::dist
