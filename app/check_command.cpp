@@ -75,19 +75,33 @@ class HumanText {
   CheckOutcome& o_;
 };
 
+// Where the states' encodings are: in the graph, or under MPI with the
+// ranks that own them.
+struct StateSource {
+  const Ranks* ranks = nullptr;
+  const dist::Shard* shard = nullptr;
+};
+
 // Lifts a quotient path to a concrete run, or says why not.
-StopReason lift_run(const CheckOutcome& o, const std::vector<engine::Hop>& hops, engine::Cancellation& cancel,
-                    std::optional<engine::ConcreteRun>& run) {
+StopReason lift_run(const CheckOutcome& o, const StateSource& src, const std::vector<engine::Hop>& hops,
+                    engine::Cancellation& cancel, std::optional<engine::ConcreteRun>& run) {
   return guarded([&] {
-    run = engine::lift(o.cm, o.explored.graph, hops, cancel);
+    if (src.ranks) {
+      std::vector<engine::StateId> ids;
+      for (const auto& h : hops) ids.push_back(h.target);
+      const auto bytes = src.ranks->fetch(ids, *src.shard);
+      run = engine::lift(o.cm, [&](engine::StateId s) { return bytes.at(s); }, hops, cancel);
+    } else {
+      run = engine::lift(o.cm, o.explored.graph, hops, cancel);
+    }
     if (!run) std::fprintf(stderr, "ddsmc: internal error: a trace did not lift to a concrete run\n");
   });
 }
 
 // The bound violation's run, or the verdicts with their traces, printed as
 // they come. A verdict whose analysis or trace was cut short is undecided.
-void decide(CheckOutcome& o, const std::vector<engine::Property>& properties, engine::Fairness fairness,
-            engine::Cancellation& cancel, HumanText& human) {
+void decide(CheckOutcome& o, const StateSource& src, const std::vector<engine::Property>& properties,
+            engine::Fairness fairness, engine::Cancellation& cancel, HumanText& human) {
   const auto& res = o.explored;
   for (auto p : properties) o.properties.push_back(PropertyOutcome{p, engine::Verdict{p, {}, {}, {}, {}}, {}, {}});
   if (res.violation) {  // nothing is analysed (semantics.md §5)
@@ -95,7 +109,7 @@ void decide(CheckOutcome& o, const std::vector<engine::Property>& properties, en
     o.bound_run_stopped =
         guarded([&] { path = engine::bfs_tree_path(res.graph, res.violating_state, res.violating_parent, cancel); });
     if (o.bound_run_stopped == StopReason::None)
-      o.bound_run_stopped = lift_run(o, engine::path_hops(path), cancel, o.bound_run);
+      o.bound_run_stopped = lift_run(o, src, engine::path_hops(path), cancel, o.bound_run);
     o.note_stop(o.bound_run_stopped);
     human.print([&] { return bound_text(o); });
     return;
@@ -106,7 +120,7 @@ void decide(CheckOutcome& o, const std::vector<engine::Property>& properties, en
     o.analysis_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (p.stopped == StopReason::None && p.verdict.lasso) {
       const auto& l = *p.verdict.lasso;
-      p.stopped = lift_run(o, engine::lasso_hops(l.states, l.edges, l.loop_start), cancel, p.run);
+      p.stopped = lift_run(o, src, engine::lasso_hops(l.states, l.edges, l.loop_start), cancel, p.run);
       if (p.run) p.run->loop_start = l.loop_start;
     }
     if (p.stopped != StopReason::None) {
@@ -182,8 +196,15 @@ int run_check(const CheckOptions& opts) {
   eo.on_bound = opts.on_bound == "prune" ? engine::OnBound::Prune : engine::OnBound::Stop;
   eo.cancel = &cancel;
   eo.progress = print_progress;
-  engine::ExploreResult res = ranks ? dist::explore(engine::D2cSystem(cm), eo, ranks->comm()) : engine::explore(cm, eo);
-  if (!root) return ranks->exit_code(0);  // rank 0 analyses the graph it gathered
+  std::unique_ptr<dist::Shard> shard;
+  engine::ExploreResult res = ranks ? dist::explore(engine::D2cSystem(cm), eo, ranks->comm(), shard) : engine::explore(cm, eo);
+  if (shard) shard->end_exploration();
+  if (ranks && !root) {  // rank 0 analyses the graph it gathered
+    release_free_memory();
+    return ranks->serve(*shard);
+  }
+  if (ranks) ranks->explored();
+  const StateSource src{ranks.get(), shard.get()};
   // The analysis and the traces read states back, never look them up: the
   // visited set and the tree's index go, and with them the exploration's
   // buffers malloc still holds.
@@ -199,7 +220,7 @@ int run_check(const CheckOptions& opts) {
   human.print([&] { return header_text(o); });
   // The analysis runs on as many threads as the exploration did.
   tbb::task_arena arena(static_cast<int>(pool.threads()));
-  arena.execute([&] { decide(o, properties, fairness, cancel, human); });
+  arena.execute([&] { decide(o, src, properties, fairness, cancel, human); });
   if (watch.fired() || res.incomplete_reason == engine::stop_reason_name(StopReason::MemoryLimit))
     std::fprintf(stderr,
                  "ddsmc: stopped at the memory limit of %s (--memory) with %llu states; raise --memory to go "
@@ -218,7 +239,7 @@ int run_check(const CheckOptions& opts) {
   int code = full ? check_exit_code(o) : kExitIncomplete;
   for (const auto& f : files)
     if (!f->deliver()) code = kExitIncomplete;
-  return ranks ? ranks->exit_code(code) : code;
+  return ranks ? ranks->finish(code) : code;
 }
 
 }  // namespace ddsmc::app

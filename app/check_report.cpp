@@ -50,6 +50,12 @@ json property_json(const CheckOutcome& o, const PropertyOutcome& p) {
   return pj;
 }
 
+json rank_seconds_json(const engine::ExploreResult& res) {
+  json j = json::object();
+  for (const auto& [part, seconds] : res.rank_seconds) j[part] = seconds;
+  return j;
+}
+
 }  // namespace
 
 std::string header_text(const CheckOutcome& o) {
@@ -130,6 +136,7 @@ json report_json(const CheckOutcome& o) {
                      {"ranks", res.ranks},
                      {"bytes_sent", res.bytes_sent},
                      {"rank_states", res.rank_states.empty() ? std::vector<uint64_t>{g.num_states()} : res.rank_states},
+                     {"rank0_seconds", rank_seconds_json(res)},
                      {"threads", res.threads},
                      {"memory_limit_bytes", o.memory_limit},
                      {"bytes_per_state", g.num_states() ? double(res.memory.total()) / g.num_states() : 0.0},

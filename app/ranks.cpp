@@ -1,9 +1,19 @@
 #include "app/ranks.hpp"
 
 #include <chrono>
+#include <stdexcept>
 #include <thread>
 
+#include "app/commands.hpp"
+#include "dist/wire.hpp"
+
 namespace ddsmc::app {
+namespace {
+
+// Point-to-point tags on MPI_COMM_WORLD after the exploration.
+enum Tag : int { kFetch = 101, kBytes = 102, kDone = 103 };
+
+}  // namespace
 
 std::unique_ptr<Ranks> Ranks::start_if_launched() {
   if (!dist::launched_under_mpi()) return nullptr;
@@ -17,20 +27,76 @@ Ranks::Ranks() : mpi_(nullptr, nullptr) {
   MPI_Comm_free(&node);
 }
 
+Ranks::~Ranks() {
+  if (root() && explored_ && !finished_) finish(kExitIncomplete);
+}
+
 int Ranks::worst(int code) const {
   int out = code;
   MPI_Allreduce(&code, &out, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   return out;
 }
 
-int Ranks::exit_code(int code) const {
-  MPI_Request request;
-  MPI_Ibcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD, &request);
-  for (int done = 0;;) {
-    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
-    if (done) return code;
-    std::this_thread::sleep_for(std::chrono::milliseconds(root() ? 0 : 20));
+std::unordered_map<engine::StateId, std::string> Ranks::fetch(const std::vector<engine::StateId>& ids,
+                                                              const dist::Shard& mine) const {
+  std::unordered_map<engine::StateId, std::string> out;
+  for (int r = 1; r < size(); ++r)
+    MPI_Send(ids.data(), static_cast<int>(ids.size()), MPI_UINT32_T, r, kFetch, MPI_COMM_WORLD);
+  for (engine::StateId id : ids)
+    if (auto b = mine.bytes(id)) out[id] = std::move(*b);
+  for (int r = 1; r < size(); ++r) {
+    MPI_Status status;
+    MPI_Probe(r, kBytes, MPI_COMM_WORLD, &status);
+    int n = 0;
+    MPI_Get_count(&status, MPI_BYTE, &n);
+    std::vector<uint8_t> data(static_cast<size_t>(n));
+    MPI_Recv(data.data(), n, MPI_BYTE, r, kBytes, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    dist::Reader in(data);
+    while (!in.done()) {
+      const engine::StateId id = in.u32();
+      out[id] = std::string(in.bytes(in.varint()));
+    }
   }
+  for (engine::StateId id : ids)
+    if (!out.count(id)) throw std::logic_error("a state no rank owns");
+  return out;
+}
+
+int Ranks::serve(const dist::Shard& shard) const {
+  for (;;) {
+    int ready = 0;
+    MPI_Status status;
+    MPI_Iprobe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &ready, &status);
+    if (!ready) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      continue;
+    }
+    if (status.MPI_TAG == kDone) {
+      int code = 0;
+      MPI_Recv(&code, 1, MPI_INT, 0, kDone, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      return code;
+    }
+    int n = 0;
+    MPI_Get_count(&status, MPI_UINT32_T, &n);
+    std::vector<engine::StateId> ids(static_cast<size_t>(n));
+    MPI_Recv(ids.data(), n, MPI_UINT32_T, 0, status.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    std::vector<uint8_t> reply;
+    dist::Writer out(reply);
+    for (engine::StateId id : ids)
+      if (auto b = shard.bytes(id)) {
+        out.u32(id);
+        out.varint(b->size());
+        out.bytes(*b);
+      }
+    MPI_Send(reply.data(), static_cast<int>(reply.size()), MPI_BYTE, 0, kBytes, MPI_COMM_WORLD);
+  }
+}
+
+int Ranks::finish(int code) {
+  if (finished_) return code;
+  finished_ = true;
+  for (int r = 1; r < size(); ++r) MPI_Send(&code, 1, MPI_INT, r, kDone, MPI_COMM_WORLD);
+  return code;
 }
 
 }  // namespace ddsmc::app

@@ -1,15 +1,20 @@
 // `ddsmc check` as one rank of an MPI job (docs/dist.md): started when the
 // process was launched by mpirun or srun, else the check runs as one
 // process. Rank 0 prints and writes every file; all ranks agree on
-// whether to go on, and every rank exits with rank 0's code.
+// whether to go on. After the exploration rank 0 analyses while the
+// others serve it the encodings of the states its traces pass through,
+// and every rank exits with rank 0's code.
 #pragma once
 
 #include <mpi.h>
 
-#include <cstdint>
 #include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
 
 #include "dist/mpi_context.hpp"
+#include "dist/shard.hpp"
 
 namespace ddsmc::app {
 
@@ -17,6 +22,11 @@ class Ranks {
  public:
   // nullptr when the process was not launched by an MPI launcher.
   static std::unique_ptr<Ranks> start_if_launched();
+  // Rank 0 ends the run with exit code 3 if it explored and has not ended
+  // it (an exception unwinding), so that no rank is left waiting.
+  ~Ranks();
+  Ranks(const Ranks&) = delete;
+  Ranks& operator=(const Ranks&) = delete;
 
   int rank() const { return mpi_.rank(); }
   int size() const { return mpi_.size(); }
@@ -27,15 +37,26 @@ class Ranks {
 
   // Collective: the largest of the ranks' codes (0: all may go on).
   int worst(int code) const;
-  // Collective, at the end: rank 0's exit code on every rank. The other
-  // ranks wait for it sleeping, not spinning, so that rank 0's analysis
-  // has the cores.
-  int exit_code(int code) const;
+
+  // Rank 0: the canonical encodings of these states, from the shards that
+  // own them (this rank's is `mine`), while the others serve().
+  std::unordered_map<engine::StateId, std::string> fetch(const std::vector<engine::StateId>& ids,
+                                                         const dist::Shard& mine) const;
+  // The other ranks: answer rank 0's fetches, sleeping in between so that
+  // rank 0's analysis has the cores, until rank 0 finishes; returns its
+  // exit code.
+  int serve(const dist::Shard& shard) const;
+  // Rank 0, once the exploration is over: the others now serve() until
+  // finish().
+  void explored() { explored_ = true; }
+  // Rank 0: ends the run on every rank with this exit code; returns it.
+  int finish(int code);
 
  private:
   Ranks();
   dist::MpiContext mpi_;
   int on_node_ = 1;
+  bool explored_ = false, finished_ = false;
 };
 
 }  // namespace ddsmc::app

@@ -11,6 +11,7 @@
 #include <limits>
 #include <memory>
 #include <new>
+#include <optional>
 #include <stdexcept>
 #include <tuple>
 #include <vector>
@@ -21,7 +22,7 @@
 #include "engine/level.hpp"
 #include "engine/parallel.hpp"
 #include "engine/workers.hpp"
-#include "hashing/fingerprint.hpp"
+#include "hashing/state.hpp"
 
 namespace ddsmc::dist {
 namespace {
@@ -35,6 +36,19 @@ using engine::StopReason;
 using Clock = std::chrono::steady_clock;
 
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// Adds the time from construction to destruction to `total`.
+class Timed {
+ public:
+  explicit Timed(double& total) : total_(total) {}
+  ~Timed() { total_ += since(start_); }
+  Timed(const Timed&) = delete;
+  Timed& operator=(const Timed&) = delete;
+
+ private:
+  double& total_;
+  Clock::time_point start_ = Clock::now();
+};
 
 // Record kinds, one per phase of a slice (docs/dist.md).
 enum Kind : uint8_t {
@@ -145,8 +159,16 @@ class DistBfs {
     res_.pruned_states = sums[0];
     res_.canonical = {sums[1], sums[2], sums[3], sums[4], sums[5]};
     res_.bytes_sent = sums[6];
-    gather_graph(local_, gids_, states_, link_.collectives(), system_, res_);
+    {
+      Timed t(times_.gather);
+      gather_graph(local_, gids_, states_, link_.collectives(), res_);
+    }
+    res_.rank_seconds = {{"expand", times_.expand}, {"send", times_.send}, {"offers", times_.offers},
+                         {"phases", times_.phases}, {"commit", times_.commit}, {"gather", times_.gather},
+                         {"collectives", link_.seconds_waiting()}};
   }
+
+  std::unique_ptr<Shard> take_shard() { return std::make_unique<Shard>(std::move(local_), std::move(gids_)); }
 
   void stop(std::string reason) {
     res_.complete = false;
@@ -154,14 +176,10 @@ class DistBfs {
   }
 
  private:
-  uint32_t owner_of(const std::string& bytes) const {
-    return hashing::owner_of(hashing::fingerprint(bytes), static_cast<uint32_t>(ranks_));
-  }
-
   void start_initial() {
     hashing::GlobalState init = system_.initial_state();
     const hashing::SegmentedEncoding& enc = workers_[0]->expander.canonical_encoding(init);
-    if (owner_of(enc.bytes) == static_cast<uint32_t>(me_)) {
+    if (partition_.owner(enc) == partition_.me) {
       auto& tree = local_.store().tree();
       const uint32_t root = engine::intern_growing([&] { return tree.intern(enc); }, [&] { local_.store().grow(); });
       std::vector<uint64_t> labels(local_.label_words());
@@ -201,13 +219,20 @@ class DistBfs {
       StateId lb = la;
       while (lb < lend && gids_[lb] < hi) ++lb;
       if (!stop_code) stop_code = guarded([&] {
+        Timed t(times_.expand);
         check_memory();
         expand(la, lb);
       });
-      send_outboxes();
-      link_.pump();
+      {
+        Timed t(times_.send);
+        send_outboxes();
+        link_.pump();
+      }
       RecordBatch offers = link_.take(kOffer);
-      if (!stop_code) stop_code = guarded([&] { process_offers(offers); });
+      if (!stop_code) stop_code = guarded([&] {
+        Timed t(times_.offers);
+        process_offers(offers);
+      });
       std::array<uint64_t, 2> any{uint64_t(stop_code), violation_.load() ? 1u : 0u};
       link_.allreduce(any, MPI_UINT64_T, MPI_MAX);
       std::array<uint64_t, 1> found{new_.size()};
@@ -220,9 +245,15 @@ class DistBfs {
       // hi is expanded): later sources only find larger keys.
       if (stop_code || found[0] > room || (stop_at_violation && any[1])) break;
     }
-    link_.finish_phase(kOffer, [&](RecordBatch& b) {
-      if (!stop_code) stop_code = guarded([&] { process_offers(b); });
-    });
+    {
+      Timed t(times_.phases);
+      link_.finish_phase(kOffer, [&](RecordBatch& b) {
+        if (!stop_code) stop_code = guarded([&] {
+          Timed t(times_.offers);
+          process_offers(b);
+        });
+      });
+    }
     std::array<uint64_t, 1> code{uint64_t(stop_code)};
     link_.allreduce(code, MPI_UINT64_T, MPI_MAX);
     if (code[0]) {  // the slice is dropped, as the sequential BFS drops its level
@@ -231,21 +262,50 @@ class DistBfs {
     }
 
     // Phase 2: number the new states in sequential BFS order.
-    const Cut cut = number(end, room, stop_at_violation);
-    commit(cut.keep);
+    Cut cut;
+    {
+      Timed t(times_.phases);
+      cut = number(end, room, stop_at_violation);
+    }
+    {
+      Timed t(times_.commit);
+      commit(cut.keep);
+    }
 
     // Phase 3: every step learns its target; the sources' edges are stored.
     const StateId last = cut.halted != kNoState ? cut.halted : end;
-    tell_targets(last);
-    store_edges(last);
+    {
+      Timed t(times_.phases);
+      tell_targets(last);
+    }
+    {
+      Timed t(times_.commit);
+      store_edges(last);
+    }
     next_local_ = lend;
     if (cut.violating != kNoState) {
       res_.violating_state = cut.violating;
       res_.violating_parent = cut.halted;
+      res_.violation = bound_of(cut.violating);
       stop("bound");
     } else if (cut.max_states) {
       stop("max-states");
     }
+  }
+
+  // The bound a committed state exceeds, which its owner finds (collective).
+  std::optional<engine::BoundViolation> bound_of(StateId gid) {
+    std::array<uint32_t, 5> v{0, 0, 0, 0, 0};  // found, kind, where, value, bound
+    auto it = std::lower_bound(gids_.begin(), gids_.end(), gid);
+    if (it != gids_.end() && *it == gid) {
+      hashing::GlobalState s;
+      if (!hashing::decode(local_.bytes(static_cast<StateId>(it - gids_.begin())), system_.layout(), s))
+        throw std::logic_error("dist: a stored state does not decode");
+      if (auto b = system_.check_bounds(s)) v = {1, uint32_t(b->kind), b->where, b->value, b->bound};
+    }
+    link_.allreduce(v, MPI_UINT32_T, MPI_MAX);
+    if (!v[0]) throw std::logic_error("dist: the violating state is within its bounds");
+    return engine::BoundViolation{engine::BoundViolation::Kind(v[1]), v[2], v[3], v[4]};
   }
 
   void check_memory() {
@@ -253,18 +313,48 @@ class DistBfs {
       throw engine::Cancelled(StopReason::MemoryLimit);
   }
 
-  // Expands the local sources [la, lb) on the workers.
+  // Expands the local sources [la, lb) on the workers. The successors this
+  // rank owns are interned and claimed at once; when that fills the store,
+  // it grows and the round is redone (what the round appended is dropped;
+  // its claims are found again).
   void expand(StateId la, StateId lb) {
-    arena_.execute([&] {
-      engine::parallel_for(la, lb, 16, [&](const tbb::blocked_range<StateId>& r) {
-        const uint32_t slot = engine::worker_slot();
-        Worker& w = *workers_[slot];
-        for (StateId s = r.begin(); s < r.end(); ++s) {
-          w.cancel.poll();
-          expand_one(s, w, slot);
+    struct Mark {
+      size_t edges, replies;
+      std::vector<std::pair<size_t, size_t>> out;
+    };
+    std::vector<Mark> marks;
+    for (const auto& w : workers_) {
+      Mark m{w->edges.size(), w->replies.size(), {}};
+      for (const auto& box : w->out) m.out.emplace_back(box.data.size(), box.ends.size());
+      marks.push_back(std::move(m));
+    }
+    for (;;) {
+      try {
+        arena_.execute([&] {
+          engine::parallel_for(la, lb, 16, [&](const tbb::blocked_range<StateId>& r) {
+            const uint32_t slot = engine::worker_slot();
+            Worker& w = *workers_[slot];
+            for (StateId s = r.begin(); s < r.end(); ++s) {
+              w.cancel.poll();
+              expand_one(s, w, slot);
+            }
+          });
+        });
+        return;
+      } catch (const hashing::TreeStoreFull&) {
+        for (size_t i = 0; i < workers_.size(); ++i) {
+          Worker& w = *workers_[i];
+          w.edges.resize(marks[i].edges);
+          w.replies.resize(marks[i].replies);
+          for (size_t d = 0; d < w.out.size(); ++d) {
+            w.out[d].data.resize(marks[i].out[d].first);
+            w.out[d].ends.resize(marks[i].out[d].second);
+          }
         }
-      });
-    });
+        check_memory_for(local_.store().bytes_to_grow());
+        local_.store().grow();
+      }
+    }
   }
 
   void expand_one(StateId s, Worker& w, uint32_t slot) {
@@ -274,20 +364,26 @@ class DistBfs {
     const uint64_t pruned_before = w.expander.pruned();
     const StateId source = gids_[s];
     uint32_t ordinal = 0;
-    w.expander.expand_encoded(local_.root(s), [&](const Candidate& c) {
-      const hashing::SegmentedEncoding& enc = *c.encoding;
-      Worker::Outbox& box = w.out[owner_of(enc.bytes)];
-      Writer out(box.data);
-      out.u8(kOffer);
-      out.u32(s);
-      out.u32(source);
-      out.u32(ordinal++);
-      out.u8(c.violating);
-      local_.labels_of(*c.state, system_, w.labels.data());
-      for (uint64_t word : w.labels) out.u64(word);
-      for (size_t p = 0; p + 1 < enc.begin.size(); ++p) out.varint(enc.begin[p + 1] - enc.begin[p]);
-      out.bytes(enc.bytes);
-      box.ends.push_back(box.data.size());
+    w.expander.expand_partitioned(local_.root(s), partition_, [&](const Candidate& c) {
+      if (c.owner == partition_.me) {
+        claim(c.root, c.violating, [&](uint64_t* out) { local_.labels_of(*c.state, system_, out); },
+              {uint32_t(me_), s, source, ordinal, 0}, w);
+      } else {
+        const hashing::SegmentedEncoding& enc = *c.encoding;
+        Worker::Outbox& box = w.out[c.owner];
+        Writer out(box.data);
+        out.u8(kOffer);
+        out.u32(s);
+        out.u32(source);
+        out.u32(ordinal);
+        out.u8(c.violating);
+        local_.labels_of(*c.state, system_, w.labels.data());
+        for (uint64_t word : w.labels) out.u64(word);
+        for (size_t p = 0; p + 1 < enc.begin.size(); ++p) out.varint(enc.begin[p + 1] - enc.begin[p]);
+        out.bytes(enc.bytes);
+        box.ends.push_back(box.data.size());
+      }
+      ++ordinal;
       w.edges.emplace_back(kNoState, c.label);
     });
     span.end = w.edges.size();
@@ -351,18 +447,23 @@ class DistBfs {
     if (bytes.size() != w.begin[parts]) throw std::logic_error("dist: an offer's parts do not add up");
     // Throws TreeStoreFull before anything changed.
     const uint32_t root = local_.store().tree().intern(bytes, w.begin.data());
-    const uint64_t key = uint64_t{source} << 32 | ordinal;
+    claim(root, violating, [&](uint64_t* out) { std::copy(w.labels.begin(), w.labels.end(), out); },
+          {uint32_t(from), source_local, source, ordinal, 0}, w);
+  }
+
+  // The step `step` (its ref unset) reaches the state of root `root`, owned
+  // here: claims it as new or lowers its least key, and notes whom to tell
+  // its id.
+  template <class Labels>
+  void claim(uint32_t root, bool violating, Labels&& labels, Reply step, Worker& w) {
+    const uint64_t key = uint64_t{step.source_gid} << 32 | step.ordinal;
     auto made = [&]() -> uint32_t {
       NewState n;
       n.root = root;
       n.violating = violating;
       n.key = key;
-      if (w.labels.size() > 1) {
-        n.more_labels = std::make_unique<uint64_t[]>(w.labels.size());
-        std::copy(w.labels.begin(), w.labels.end(), n.more_labels.get());
-      } else {
-        n.label = w.labels[0];
-      }
+      if (local_.label_words() > 1) n.more_labels = std::make_unique<uint64_t[]>(local_.label_words());
+      labels(n.more_labels ? n.more_labels.get() : &n.label);
       auto it = new_.push_back(std::move(n));
       const auto index = static_cast<uint64_t>(it - new_.begin());
       if (index >= kProvisional - 2) throw std::length_error("more than 2^31 new states in one BFS slice");
@@ -376,8 +477,8 @@ class DistBfs {
       while (key < seen && !least.compare_exchange_weak(seen, key, std::memory_order_relaxed)) {
       }
     }
-    const uint32_t ref = (claim.ref & kProvisional) ? claim.ref : gids_[claim.ref];
-    w.replies.push_back({uint32_t(from), source_local, source, ordinal, ref});
+    step.ref = (claim.ref & kProvisional) ? claim.ref : gids_[claim.ref];
+    w.replies.push_back(step);
   }
 
   struct Cut {
@@ -562,6 +663,7 @@ class DistBfs {
   engine::ExploreResult& res_;
   Link link_;
   int ranks_, me_;
+  engine::Partition partition_{uint32_t(ranks_), uint32_t(me_)};
   engine::StateGraph local_;     // the states this rank owns, by local id (in global id order)
   std::vector<StateId> gids_;    // local id -> global id
   size_t threads_;
@@ -577,12 +679,16 @@ class DistBfs {
   tbb::concurrent_vector<NewState> new_;
   std::atomic<bool> violation_{false};
   std::vector<uint8_t> rec_;     // a record being written (main thread)
+  struct {
+    double expand = 0, send = 0, offers = 0, phases = 0, commit = 0, gather = 0;
+  } times_;
   Clock::time_point start_ = Clock::now(), last_progress_ = Clock::now();
 };
 
 }  // namespace
 
-engine::ExploreResult explore(const engine::System& system, const engine::ExploreOptions& opts, MPI_Comm comm) {
+engine::ExploreResult explore(const engine::System& system, const engine::ExploreOptions& opts, MPI_Comm comm,
+                              std::unique_ptr<Shard>& shard) {
   const auto start = Clock::now();
   engine::ExploreResult res(system.layout(), 1 << 12);
   // The protocol has every rank in every collective: a rank that leaves it
@@ -592,6 +698,7 @@ engine::ExploreResult explore(const engine::System& system, const engine::Explor
     DistBfs bfs(system, opts, comm, res);
     bfs.run();
     bfs.finish();
+    shard = bfs.take_shard();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ddsmc: internal error in the distributed exploration: %s\n", e.what());
     MPI_Abort(comm, 3);

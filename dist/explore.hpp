@@ -8,18 +8,23 @@
 // hence every verdict and trace equal the single-process run's.
 //
 // Collective over comm: every rank calls it with the same system and
-// options. Rank 0's result holds the whole graph, gathered from the ranks
-// once the exploration is over (so that the single-process analysis runs
-// on it); the other ranks' results have an empty graph and the same
-// figures.
+// options. Rank 0's result holds the whole graph but the states'
+// encodings, gathered from the ranks once the exploration is over (so that
+// the single-process analysis runs on it; dist/gather.hpp); the other
+// ranks' results have an empty graph and the same figures. `shard`
+// receives this rank's states, encodings included.
 #pragma once
 
 #include <mpi.h>
 
+#include <memory>
+
+#include "dist/shard.hpp"
 #include "engine/explore.hpp"
 
 namespace ddsmc::dist {
 
-engine::ExploreResult explore(const engine::System& system, const engine::ExploreOptions& opts, MPI_Comm comm);
+engine::ExploreResult explore(const engine::System& system, const engine::ExploreOptions& opts, MPI_Comm comm,
+                              std::unique_ptr<Shard>& shard);
 
 }  // namespace ddsmc::dist

@@ -1,11 +1,10 @@
 #include "dist/gather.hpp"
 
 #include <algorithm>
+#include <array>
 #include <stdexcept>
-#include <string>
 
 #include "dist/wire.hpp"
-#include "hashing/state.hpp"
 
 namespace ddsmc::dist {
 namespace {
@@ -20,21 +19,14 @@ inline constexpr StateId kChunk = StateId{1} << 16;
 struct Incoming {
   StateId gid = 0;
   std::vector<uint64_t> labels;
-  std::vector<uint32_t> begin;  // part offsets
-  std::string_view bytes;
   bool expanded = false;
   std::vector<Edge> edges;
 };
 
-void write_state(const engine::StateGraph& g, StateId local, StateId gid, hashing::SegmentedEncoding& enc,
-                 std::vector<uint64_t>& labels, Writer& out) {
+void write_state(const engine::StateGraph& g, StateId local, StateId gid, std::vector<uint64_t>& labels, Writer& out) {
   out.u32(gid);
   g.labels(local, labels.data());
   for (uint64_t w : labels) out.u64(w);
-  g.store().tree().materialize(g.root(local), enc);
-  for (size_t p = 0; p + 1 < enc.begin.size(); ++p) out.varint(enc.begin[p + 1] - enc.begin[p]);
-  out.varint(enc.bytes.size());
-  out.bytes(enc.bytes);
   const bool expanded = g.expanded(local);
   out.u8(expanded);
   if (!expanded) return;
@@ -47,13 +39,10 @@ void write_state(const engine::StateGraph& g, StateId local, StateId gid, hashin
   }
 }
 
-void read_state(Reader& in, uint32_t words, uint32_t parts, Incoming& s) {
+void read_state(Reader& in, uint32_t words, Incoming& s) {
   s.gid = in.u32();
   s.labels.resize(words);
   for (auto& w : s.labels) w = in.u64();
-  s.begin.assign(parts + 1, 0);
-  for (uint32_t p = 0; p < parts; ++p) s.begin[p + 1] = s.begin[p] + static_cast<uint32_t>(in.varint());
-  s.bytes = in.bytes(in.varint());
   s.expanded = in.u8() != 0;
   s.edges.clear();
   if (!s.expanded) return;
@@ -69,17 +58,16 @@ void read_state(Reader& in, uint32_t words, uint32_t parts, Incoming& s) {
 }  // namespace
 
 void gather_graph(const engine::StateGraph& local, const std::vector<StateId>& gids, StateId states, MPI_Comm comm,
-                  const engine::System& system, engine::ExploreResult& res) {
+                  engine::ExploreResult& res) {
   int rank = 0, ranks = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &ranks);
   const bool root = rank == 0;
   engine::StateGraph& g = res.graph;
-  const uint32_t words = local.label_words(), parts = local.store().tree().parts();
+  const uint32_t words = local.label_words();
 
   std::vector<uint8_t> mine, all;
   std::vector<int> sizes(static_cast<size_t>(ranks)), offsets(static_cast<size_t>(ranks));
-  hashing::SegmentedEncoding enc;
   std::vector<uint64_t> labels(words);
   std::vector<Incoming> chunk;
   std::vector<uint32_t> counts, row_bytes;
@@ -88,7 +76,7 @@ void gather_graph(const engine::StateGraph& local, const std::vector<StateId>& g
     const StateId b = a + std::min<StateId>(kChunk, states - a);
     mine.clear();
     Writer out(mine);
-    for (; next < gids.size() && gids[next] < b; ++next) write_state(local, static_cast<StateId>(next), gids[next], enc, labels, out);
+    for (; next < gids.size() && gids[next] < b; ++next) write_state(local, static_cast<StateId>(next), gids[next], labels, out);
     if (mine.size() > size_t{1} << 30) throw std::length_error("dist: a gather chunk over 1 GiB");
     const int size = static_cast<int>(mine.size());
     MPI_Gather(&size, 1, MPI_INT, sizes.data(), 1, MPI_INT, 0, comm);
@@ -110,20 +98,17 @@ void gather_graph(const engine::StateGraph& local, const std::vector<StateId>& g
       Reader in({all.data() + offsets[size_t(r)], size_t(sizes[size_t(r)])});
       while (!in.done()) {
         Incoming s;
-        read_state(in, words, parts, s);
+        read_state(in, words, s);
         if (s.gid < a || s.gid >= b) throw std::logic_error("dist: a gathered state out of its chunk");
         chunk[s.gid - a] = std::move(s);
       }
     }
     const StateId base = g.add_states(b - a);
     if (base != a) throw std::logic_error("dist: gathered states out of order");
-    auto& tree = g.store().tree();
     for (StateId i = 0; i < b - a; ++i) {
       const Incoming& s = chunk[i];
       if (s.gid != a + i) throw std::logic_error("dist: a state missing from the gather");
-      const uint32_t r = engine::intern_growing([&] { return tree.intern(s.bytes, s.begin.data()); },
-                                                [&] { g.store().grow(); });
-      g.fill_state(a + i, r, s.labels.data());
+      g.fill_state(a + i, 0, s.labels.data());
     }
     // The expanded states are a prefix of the ids.
     StateId rows = 0;
@@ -142,13 +127,12 @@ void gather_graph(const engine::StateGraph& local, const std::vector<StateId>& g
   uint64_t owned = local.num_states();
   res.rank_states.assign(static_cast<size_t>(ranks), 0);
   MPI_Allgather(&owned, 1, MPI_UINT64_T, res.rank_states.data(), 1, MPI_UINT64_T, comm);
-  res.memory = root ? g.memory() : local.memory();
-  if (root && res.violating_state != engine::kNoState && !res.violation) {
-    hashing::GlobalState s;
-    if (!hashing::decode(g.bytes(res.violating_state), system.layout(), s))
-      throw std::logic_error("dist: the violating state does not decode");
-    res.violation = system.check_bounds(s);
-  }
+  // The graph's memory is the shards' (the gathered copy is the interim
+  // analysis's, docs/dist.md).
+  const engine::StateGraph::Memory m = local.memory();
+  std::array<uint64_t, 7> sum{m.tree_nodes, m.tree_leaves, m.visited, m.roots, m.labels, m.edge_rows, m.edge_index};
+  MPI_Allreduce(MPI_IN_PLACE, sum.data(), 7, MPI_UINT64_T, MPI_SUM, comm);
+  res.memory = {sum[0], sum[1], sum[2], sum[3], sum[4], sum[5], sum[6]};
 }
 
 }  // namespace ddsmc::dist

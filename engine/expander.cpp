@@ -36,24 +36,74 @@ void Expander::load(uint32_t root) {
   if (!hashing::decode(enc_.bytes, system_.layout(), current_)) throw std::logic_error("stored state does not decode");
 }
 
-void Expander::expand_encoded(uint32_t root, FunctionRef<void(const Candidate&)> out) {
+uint32_t Partition::owner(const hashing::SegmentedEncoding& e) const {
+  uint64_t key = 0;
+  for (uint32_t p = 0; p + 1 < e.begin.size(); ++p)
+    key += hashing::part_key(std::string_view(e.bytes).substr(e.begin[p], e.begin[p + 1] - e.begin[p]), p);
+  return hashing::owner_of_key(key, ranks);
+}
+
+void Expander::expand_partitioned(uint32_t root, const Partition& partition, FunctionRef<void(const Candidate&)> out) {
+  const auto& layout = system_.layout();
   load(root);
   const bool plain = !system_.may_have_fresh();
+  // The expanded state's parts and their keys, which a plain step changes
+  // a few of.
+  const uint32_t parts = store_.parts();
+  hashing::encode_segmented(current_, layout, base_enc_);
+  base_keys_.resize(parts);
+  uint64_t base_key = 0;
+  for (uint32_t p = 0; p < parts; ++p) {
+    base_keys_[p] = hashing::part_key(std::string_view(base_enc_.bytes).substr(base_enc_.begin[p], base_enc_.begin[p + 1] - base_enc_.begin[p]), p);
+    base_key += base_keys_[p];
+  }
   gen_->successors(current_, [&](const EdgeLabel& label, const hashing::GlobalState& succ, const StepInfo& info) {
     if (info.violation && on_bound_ == OnBound::Prune) {
       ++pruned_;
       return;
     }
-    const hashing::GlobalState* state = &succ;
-    if (plain) {
+    Candidate c{label, 0, &succ, info.violation.has_value()};
+    if (plain && info.changed_parts) {
       ++plain_;
+      parts_.clear();
+      uint64_t key = base_key;
+      for (uint32_t p : *info.changed_parts) {
+        if (!parts_.empty() && parts_.back().part == p) continue;
+        hashing::encode_part(succ, layout, p, part_bytes_[p]);
+        parts_.push_back({p, part_bytes_[p]});
+        key += hashing::part_key(part_bytes_[p], p) - base_keys_[p];
+      }
+      c.owner = hashing::owner_of_key(key, partition.ranks);
+      if (c.owner == partition.me) {
+        c.root = store_.intern_patched(base_.data(), parts_);
+      } else {  // the expanded state's parts, the changed ones replaced
+        succ_enc_.bytes.clear();
+        succ_enc_.begin.resize(size_t{parts} + 1);
+        size_t next = 0;
+        for (uint32_t p = 0; p < parts; ++p) {
+          succ_enc_.begin[p] = static_cast<uint32_t>(succ_enc_.bytes.size());
+          if (next < parts_.size() && parts_[next].part == p)
+            succ_enc_.bytes.append(parts_[next++].bytes);
+          else
+            succ_enc_.bytes.append(base_enc_.bytes, base_enc_.begin[p], base_enc_.begin[p + 1] - base_enc_.begin[p]);
+        }
+        succ_enc_.begin[parts] = static_cast<uint32_t>(succ_enc_.bytes.size());
+        c.encoding = &succ_enc_;
+      }
     } else {
-      canon_.canonicalize(succ, form_);
-      state = &form_.state;
+      if (plain) {
+        ++plain_;
+      } else {
+        canon_.canonicalize(succ, form_);
+        c.state = &form_.state;
+      }
+      hashing::encode_segmented(*c.state, layout, succ_enc_);
+      c.owner = partition.owner(succ_enc_);
+      if (c.owner == partition.me)
+        c.root = store_.intern(succ_enc_);
+      else
+        c.encoding = &succ_enc_;
     }
-    hashing::encode_segmented(*state, system_.layout(), succ_enc_);
-    Candidate c{label, 0, state, info.violation.has_value()};
-    c.encoding = &succ_enc_;
     out(c);
   });
 }

@@ -28,8 +28,17 @@ struct Candidate {
   uint32_t root = 0;                             // of its canonical encoding in the store
   const hashing::GlobalState* state = nullptr;   // the successor (its labels are those of its class)
   bool violating = false;                        // over a bound (only under OnBound::Stop)
-  // expand_encoded() only: the successor's canonical encoding, whole (root unset)
+  // expand_partitioned() only: the rank that owns the successor, and, when
+  // that is not this one, its canonical encoding, whole (root unset)
+  uint32_t owner = 0;
   const hashing::SegmentedEncoding* encoding = nullptr;
+};
+
+// The partition of the states among ranks (dist/): `ranks` owners by
+// hashing::part_key, this process being `me`.
+struct Partition {
+  uint32_t ranks = 1, me = 0;
+  uint32_t owner(const hashing::SegmentedEncoding& e) const;
 };
 
 class Expander {
@@ -38,10 +47,11 @@ class Expander {
   void set_cancellation(Cancellation* c) { gen_->set_cancellation(c); }
   // The successors of the state of root `root`, in the generator's order.
   void expand(uint32_t root, FunctionRef<void(const Candidate&)> out);
-  // The same without interning: each successor comes with its whole
-  // canonical encoding, for a back-end that interns it elsewhere (dist/:
-  // at the rank that owns it). The store is only read.
-  void expand_encoded(uint32_t root, FunctionRef<void(const Candidate&)> out);
+  // The same for one rank of a partition: a successor it owns is interned
+  // (as expand() does), one another rank owns comes with its whole
+  // canonical encoding instead, to be sent to its owner. The owner is
+  // found from the parts a step changed, as the interning is.
+  void expand_partitioned(uint32_t root, const Partition& partition, FunctionRef<void(const Candidate&)> out);
   // Interns the canonical form of a state given whole (the initial one, a
   // successor with fresh constants); returns its root.
   uint32_t intern(const hashing::GlobalState& s);
@@ -58,7 +68,9 @@ class Expander {
   std::unique_ptr<Generator> gen_;
   hashing::Canonicalizer canon_;
   hashing::SegmentedEncoding enc_;  // the state being expanded, then scratch
-  hashing::SegmentedEncoding succ_enc_;  // expand_encoded(): a successor's
+  hashing::SegmentedEncoding succ_enc_;  // expand_partitioned(): a successor's
+  hashing::SegmentedEncoding base_enc_;  // expand_partitioned(): the expanded state's
+  std::vector<uint64_t> base_keys_;      // its part keys
   std::vector<uint32_t> base_;      // the expanded state's tree
   std::vector<std::string> part_bytes_;
   std::vector<hashing::TreeStore::Part> parts_;

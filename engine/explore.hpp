@@ -12,6 +12,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/cancel.hpp"
@@ -69,6 +70,8 @@ struct ExploreResult {
   uint32_t ranks = 1;
   uint64_t bytes_sent = 0;               // over every rank, in record batches
   std::vector<uint64_t> rank_states;     // states each rank owns (empty: one rank, all of them)
+  // Where this rank's exploration time went, by part (dist/explore.cpp)
+  std::vector<std::pair<std::string, double>> rank_seconds;
 };
 
 ExploreResult explore(const System& system, const ExploreOptions& opts);

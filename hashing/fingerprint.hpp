@@ -24,6 +24,16 @@ inline uint32_t owner_of(const Fingerprint& f, uint32_t parts) {
   return static_cast<uint32_t>(f.hi % parts);
 }
 
+// The partition key of a state (which rank owns it, dist/): the sum mod
+// 2^64 of part_key over the parts of its segmented encoding (node DBs,
+// then channels), so that a step updates it from the parts it changed
+// alone. Equal encodings have equal keys.
+uint64_t part_key(std::string_view part_bytes, uint32_t part);
+// The owner among `parts` of a partition key (its high bits, scaled).
+inline uint32_t owner_of_key(uint64_t key, uint32_t parts) {
+  return static_cast<uint32_t>(((key >> 32) * parts) >> 32);
+}
+
 struct FingerprintHash {
   size_t operator()(const Fingerprint& f) const noexcept { return static_cast<size_t>(f.lo); }
 };

@@ -105,6 +105,11 @@ ConcreteStep RunBuilder::append(const EdgeLabel& label, const hashing::GlobalSta
 
 std::optional<ConcreteRun> lift(const CompiledModel& cm, const StateGraph& g, const std::vector<Hop>& hops,
                                 Cancellation& cancel) {
+  return lift(cm, [&](StateId s) { return g.bytes(s); }, hops, cancel);
+}
+
+std::optional<ConcreteRun> lift(const CompiledModel& cm, FunctionRef<std::string(StateId)> bytes_of,
+                                const std::vector<Hop>& hops, Cancellation& cancel) {
   SuccessorGenerator gen(cm);
   gen.set_cancellation(&cancel);
   hashing::Canonicalizer canon(cm.layout);
@@ -114,7 +119,7 @@ std::optional<ConcreteRun> lift(const CompiledModel& cm, const StateGraph& g, co
   run.states.push_back(builder.state());
   for (const Hop& hop : hops) {
     cancel.poll();
-    const std::string want = g.bytes(hop.target);
+    const std::string want = bytes_of(hop.target);
     bool found = false;
     // Copy: append() replaces the state while the generator still reads it.
     hashing::GlobalState cur = builder.state();

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "engine/cancel.hpp"
@@ -63,6 +64,10 @@ class RunBuilder {
 // hop and inside every step; a stop throws Cancelled.
 std::optional<ConcreteRun> lift(const CompiledModel& cm, const StateGraph& g, const std::vector<Hop>& hops,
                                 Cancellation& cancel = Cancellation::none());
+// The same with the states' canonical encodings from `bytes_of` (a graph
+// whose states live elsewhere: on the ranks of a distributed run).
+std::optional<ConcreteRun> lift(const CompiledModel& cm, FunctionRef<std::string(StateId)> bytes_of,
+                                const std::vector<Hop>& hops, Cancellation& cancel = Cancellation::none());
 
 // The hops of a lasso (the last one closes the loop) and of a path of
 // states from the initial state (engine::bfs_tree_path).

@@ -1,0 +1,42 @@
+// One rank's part of the graph of a distributed exploration
+// (dist/explore.hpp): the states it owns by local id, which ascends with
+// the global id, their encodings (in the shard's own store), labels and
+// edges, whose targets are global ids.
+#pragma once
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/state_graph.hpp"
+
+namespace ddsmc::dist {
+
+class Shard {
+ public:
+  Shard(engine::StateGraph graph, std::vector<engine::StateId> gids) : graph_(std::move(graph)), gids_(std::move(gids)) {}
+  const engine::StateGraph& graph() const { return graph_; }
+  const std::vector<engine::StateId>& gids() const { return gids_; }
+  // Drops the visited set and the tree's index (only reading back is left).
+  void end_exploration() { graph_.store().end_exploration(); }
+  // The local id of global state `gid`, if this rank owns it.
+  std::optional<engine::StateId> local(engine::StateId gid) const {
+    auto it = std::lower_bound(gids_.begin(), gids_.end(), gid);
+    if (it == gids_.end() || *it != gid) return std::nullopt;
+    return static_cast<engine::StateId>(it - gids_.begin());
+  }
+  // Its canonical encoding, if this rank owns it.
+  std::optional<std::string> bytes(engine::StateId gid) const {
+    auto l = local(gid);
+    if (!l) return std::nullopt;
+    return graph_.bytes(*l);
+  }
+
+ private:
+  engine::StateGraph graph_;
+  std::vector<engine::StateId> gids_;
+};
+
+}  // namespace ddsmc::dist
