@@ -1,3 +1,4 @@
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -60,17 +61,28 @@ std::string temp_file(const std::string& content, const std::string& suffix) {
 }
 
 Spawned spawn_ddsmc(const std::vector<std::string>& args, const SpawnOptions& options) {
+  return spawn_program(ddsmc_binary(), args, options);
+}
+
+Spawned spawn_program(const std::string& program, const std::vector<std::string>& args,
+                      const SpawnOptions& options) {
   Spawned s;
   s.out_path = temp_file("", ".out");
   s.err_path = temp_file("", ".err");
   // Everything the child needs is prepared before fork (no allocation after).
-  std::string bin = ddsmc_binary();
+  std::string bin = program;
   std::vector<std::string> copy = args;
   std::vector<char*> argv{bin.data()};
   for (auto& a : copy) argv.push_back(a.data());
   argv.push_back(nullptr);
   s.pid = fork();
   if (s.pid == 0) {
+    if (options.new_process_group && setpgid(0, 0) != 0) _exit(126);
+    if (options.null_stdin) {
+      int fd = open("/dev/null", O_RDONLY);
+      if (fd < 0 || dup2(fd, STDIN_FILENO) < 0) _exit(126);
+      close(fd);
+    }
     bool ok = options.stdout_fd >= 0 ? dup2(options.stdout_fd, STDOUT_FILENO) >= 0
                                      : std::freopen(s.out_path.c_str(), "w", stdout) != nullptr;
     ok = ok && std::freopen(s.err_path.c_str(), "w", stderr) != nullptr;
@@ -85,6 +97,10 @@ Spawned spawn_ddsmc(const std::vector<std::string>& args, const SpawnOptions& op
     execv(bin.c_str(), argv.data());
     _exit(127);
   }
+  // Set it from the parent too, so that it holds before wait_for may kill
+  // the group (whichever of the two calls comes first wins; the other is a
+  // no-op or fails harmlessly once the child has exec'd).
+  if (s.pid > 0 && options.new_process_group) setpgid(s.pid, s.pid);
   return s;
 }
 
@@ -93,6 +109,7 @@ int wait_for(pid_t pid, double seconds) {
   int status = 0;
   while (waitpid(pid, &status, WNOHANG) != pid) {
     if (std::chrono::steady_clock::now() > deadline) {
+      if (getpgid(pid) == pid) kill(-pid, SIGKILL);  // its own group: descendants too
       kill(pid, SIGKILL);
       waitpid(pid, &status, 0);
       return -2;
@@ -103,7 +120,12 @@ int wait_for(pid_t pid, double seconds) {
 }
 
 CliResult run_ddsmc(const std::vector<std::string>& args, double timeout_seconds, const SpawnOptions& options) {
-  Spawned s = spawn_ddsmc(args, options);
+  return run_program(ddsmc_binary(), args, timeout_seconds, options);
+}
+
+CliResult run_program(const std::string& program, const std::vector<std::string>& args, double timeout_seconds,
+                      const SpawnOptions& options) {
+  Spawned s = spawn_program(program, args, options);
   CliResult r;
   r.exit_code = wait_for(s.pid, timeout_seconds);
   r.out = read_text(s.out_path);

@@ -25,6 +25,9 @@ std::string ddsmc_binary();
 struct SpawnOptions {
   uint64_t address_space_limit = 0;  // RLIMIT_AS set in the child before exec (0: none)
   int stdout_fd = -1;                // the child's stdout (a pipe, say); -1: a scratch file
+  bool new_process_group = false;    // the child leads a process group of its own (setpgid), so
+                                     // wait_for's timeout kill reaches its descendants too
+  bool null_stdin = false;           // the child's stdin is /dev/null
 };
 
 // The ddsmc binary running in the background, stdout/stderr to scratch files.
@@ -33,8 +36,12 @@ struct Spawned {
   std::string out_path, err_path;
 };
 Spawned spawn_ddsmc(const std::vector<std::string>& args, const SpawnOptions& options = {});
+// Any program (a path, not looked up in PATH), argv[0] = program.
+Spawned spawn_program(const std::string& program, const std::vector<std::string>& args,
+                      const SpawnOptions& options = {});
 // Waits at most `seconds`: the exit code, 128 + the signal that ended it, or
-// -2 (still running: then killed with SIGKILL, a hang).
+// -2 (still running: then killed with SIGKILL, a hang; when the child leads
+// its own process group, the whole group is killed).
 int wait_for(pid_t pid, double seconds);
 
 // "exit code N", then stdout and stderr (each cut at 6000 bytes), for messages.
@@ -43,6 +50,9 @@ std::string summary(const CliResult& r);
 // Runs the binary to the end (at most `timeout_seconds`, exit_code -2 after).
 CliResult run_ddsmc(const std::vector<std::string>& args, double timeout_seconds = 300,
                     const SpawnOptions& options = {});
+// Runs any program to the end the same way (mpiexec, say).
+CliResult run_program(const std::string& program, const std::vector<std::string>& args,
+                      double timeout_seconds = 300, const SpawnOptions& options = {});
 // True when the tests (and so the binary) are built with ASan or TSan, which
 // reserve terabytes of address space: address-space limits mean nothing then.
 bool built_with_address_sanitizer();
