@@ -6,6 +6,8 @@
 
 #include <chrono>
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 
 #include "app/check_report.hpp"
 #include "app/memory_limit.hpp"
@@ -13,6 +15,7 @@
 #include "app/output.hpp"
 #include "app/ranks.hpp"
 #include "app/runtime.hpp"
+#include "dist/consensus.hpp"
 #include "dist/explore.hpp"
 #include "engine/analysis.hpp"
 #include "engine/bfs_tree.hpp"
@@ -81,6 +84,26 @@ struct StateSource {
   const Ranks* ranks = nullptr;
   const dist::Shard* shard = nullptr;
 };
+
+std::string file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// What must be the same on every rank of a distributed check (docs/dist.md,
+// "Consensus on the check"): the model's and the network file's bytes, the
+// options that change the system or the result.
+std::string check_identity(const CheckOptions& o) {
+  const auto& ov = o.model.overrides;
+  auto number = [](const auto& v) { return v ? std::to_string(*v) : std::string("-"); };
+  std::string id = file_bytes(o.model.path);
+  for (const std::string& part :
+       {ov.network_spec.value_or("-"), ov.network_spec ? file_bytes(*ov.network_spec) : std::string(),
+        number(ov.input_bound), number(ov.state_bound), number(ov.channel_bound), o.property, o.fairness, o.on_bound,
+        std::to_string(o.max_states)})
+    id += '\0' + part;
+  return id;
+}
 
 // Lifts a quotient path to a concrete run, or says why not.
 StopReason lift_run(const CheckOutcome& o, const StateSource& src, const std::vector<engine::Hop>& hops,
@@ -175,7 +198,15 @@ int run_check(const CheckOptions& opts) {
       setup = kExitUsage;
     }
   }
-  if (ranks) setup = ranks->worst(setup);
+  if (ranks) {
+    setup = ranks->worst(setup);
+    // The ranks that loaded the model compare what they are about to check.
+    if (auto e = dist::disagreement(ranks->comm(), m ? std::optional<std::string>(check_identity(opts)) : std::nullopt);
+        e && !setup) {
+      if (root) std::fprintf(stderr, "ddsmc: %s\n", e->c_str());
+      setup = kExitUsage;
+    }
+  }
   if (setup) return setup;
   Output *json_out = outputs[0], *trace_out = outputs[1];
   engine::Fairness fairness = opts.fairness == "none" ? engine::Fairness::None : engine::Fairness::Channel;
