@@ -76,11 +76,7 @@ struct Worker {
   engine::Expander expander;
   engine::Cancellation cancel;
   std::vector<Edge> edges;  // of the sources this worker expanded, contiguous per source
-  struct Outbox {
-    std::vector<uint8_t> data;
-    std::vector<size_t> ends;
-  };
-  std::vector<Outbox> out;       // per destination rank
+  std::vector<std::vector<uint8_t>> out;  // per destination rank: a bundle of offers
   std::vector<Reply> replies;    // offers this worker processed (as owner)
   std::vector<uint64_t> labels;  // scratch
   std::vector<uint32_t> begin;   // scratch: part offsets of an offer
@@ -161,7 +157,8 @@ class DistBfs {
     res_.bytes_sent = sums[6];
     {
       Timed t(times_.gather);
-      gather_graph(local_, gids_, states_, link_.collectives(), res_);
+      // (on this rank's arena: the calling thread runs it, so MPI stays on the main thread)
+      arena_.execute([&] { gather_graph(local_, gids_, states_, link_.collectives(), res_); });
     }
     res_.rank_seconds = {{"expand", times_.expand}, {"send", times_.send}, {"offers", times_.offers},
                          {"phases", times_.phases}, {"commit", times_.commit}, {"gather", times_.gather},
@@ -212,6 +209,7 @@ class DistBfs {
 
     // Phase 1: expand in rounds of ids, offering successors to their owners.
     int stop_code = 0;
+    Vote vote;
     const StateId round = static_cast<StateId>(std::max<size_t>(1024, 4096 * threads_) * size_t(ranks_));
     StateId la = lfirst_;
     for (StateId lo = first; lo < end;) {
@@ -233,18 +231,19 @@ class DistBfs {
         Timed t(times_.offers);
         process_offers(offers);
       });
-      std::array<uint64_t, 2> any{uint64_t(stop_code), violation_.load() ? 1u : 0u};
-      link_.allreduce(any, MPI_UINT64_T, MPI_MAX);
-      std::array<uint64_t, 1> found{new_.size()};
-      link_.allreduce(found, MPI_UINT64_T, MPI_SUM);
-      stop_code = static_cast<int>(any[0]);
+      // The ranks vote on going on; a round's vote is read at the end of
+      // the next round, so that no rank waits for the others at every
+      // round (the decisions come a round late, which changes nothing but
+      // how many sources a cut-off slice expands).
+      bool halt = false;
+      if (vote.pending) halt = read_vote(vote, room, stop_at_violation, stop_code);
+      vote.start(link_, stop_code, violation_.load(), new_.size());
       la = lb;
       lo = hi;
-      report_progress(found[0], end - lo);
-      // A cut-off falls among the states found so far (every source below
-      // hi is expanded): later sources only find larger keys.
-      if (stop_code || found[0] > room || (stop_at_violation && any[1])) break;
+      report_progress(vote.found, end - lo);
+      if (halt) break;
     }
+    if (vote.pending) read_vote(vote, room, stop_at_violation, stop_code);
     {
       Timed t(times_.phases);
       link_.finish_phase(kOffer, [&](RecordBatch& b) {
@@ -308,6 +307,34 @@ class DistBfs {
     return engine::BoundViolation{engine::BoundViolation::Kind(v[1]), v[2], v[3], v[4]};
   }
 
+  // A round's vote: the worst stop code, whether a state over a bound was
+  // found, and the new states found so far, over the ranks.
+  struct Vote {
+    std::array<uint64_t, 2> max{};
+    std::array<uint64_t, 1> sum{};
+    MPI_Request requests[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    bool pending = false;
+    uint64_t found = 0;  // as of the last vote read
+    void start(Link& link, int stop_code, bool violation, uint64_t found_here) {
+      max = {uint64_t(stop_code), violation ? 1u : 0u};
+      sum = {found_here};
+      requests[0] = link.start_allreduce(max.data(), 2, MPI_UINT64_T, MPI_MAX);
+      requests[1] = link.start_allreduce(sum.data(), 1, MPI_UINT64_T, MPI_SUM);
+      pending = true;
+    }
+  };
+  // Waits for the vote; true when the rounds should end: a stop, or a
+  // cut-off among the states found (every source below the voting round's
+  // end is expanded: later sources only find larger keys).
+  bool read_vote(Vote& v, uint64_t room, bool stop_at_violation, int& stop_code) {
+    link_.wait(v.requests[0]);
+    link_.wait(v.requests[1]);
+    v.pending = false;
+    v.found = v.sum[0];
+    if (v.max[0]) stop_code = static_cast<int>(v.max[0]);
+    return v.max[0] || v.sum[0] > room || (stop_at_violation && v.max[1]);
+  }
+
   void check_memory() {
     if (opts_.memory_limit && opts_.memory_in_use && opts_.memory_in_use() > opts_.memory_limit)
       throw engine::Cancelled(StopReason::MemoryLimit);
@@ -320,12 +347,12 @@ class DistBfs {
   void expand(StateId la, StateId lb) {
     struct Mark {
       size_t edges, replies;
-      std::vector<std::pair<size_t, size_t>> out;
+      std::vector<size_t> out;
     };
     std::vector<Mark> marks;
     for (const auto& w : workers_) {
       Mark m{w->edges.size(), w->replies.size(), {}};
-      for (const auto& box : w->out) m.out.emplace_back(box.data.size(), box.ends.size());
+      for (const auto& box : w->out) m.out.push_back(box.size());
       marks.push_back(std::move(m));
     }
     for (;;) {
@@ -346,10 +373,7 @@ class DistBfs {
           Worker& w = *workers_[i];
           w.edges.resize(marks[i].edges);
           w.replies.resize(marks[i].replies);
-          for (size_t d = 0; d < w.out.size(); ++d) {
-            w.out[d].data.resize(marks[i].out[d].first);
-            w.out[d].ends.resize(marks[i].out[d].second);
-          }
+          for (size_t d = 0; d < w.out.size(); ++d) w.out[d].resize(marks[i].out[d]);
         }
         check_memory_for(local_.store().bytes_to_grow());
         local_.store().grow();
@@ -370,9 +394,10 @@ class DistBfs {
               {uint32_t(me_), s, source, ordinal, 0}, w);
       } else {
         const hashing::SegmentedEncoding& enc = *c.encoding;
-        Worker::Outbox& box = w.out[c.owner];
-        Writer out(box.data);
-        out.u8(kOffer);
+        std::vector<uint8_t>& box = w.out[c.owner];
+        begin_bundle(box, kOffer);
+        Framed framed(box);
+        Writer out(box);
         out.u32(s);
         out.u32(source);
         out.u32(ordinal);
@@ -381,7 +406,6 @@ class DistBfs {
         for (uint64_t word : w.labels) out.u64(word);
         for (size_t p = 0; p + 1 < enc.begin.size(); ++p) out.varint(enc.begin[p + 1] - enc.begin[p]);
         out.bytes(enc.bytes);
-        box.ends.push_back(box.data.size());
       }
       ++ordinal;
       w.edges.emplace_back(kNoState, c.label);
@@ -394,14 +418,7 @@ class DistBfs {
   void send_outboxes() {
     for (auto& w : workers_)
       for (int to = 0; to < ranks_; ++to) {
-        Worker::Outbox& box = w->out[size_t(to)];
-        size_t begin = 0;
-        for (size_t end : box.ends) {
-          link_.send(to, {box.data.data() + begin, end - begin});
-          begin = end;
-        }
-        box.data.clear();
-        box.ends.clear();
+        link_.send_bundle(to, w->out[size_t(to)]);
       }
   }
 
@@ -436,7 +453,6 @@ class DistBfs {
 
   void offer(std::span<const uint8_t> record, int from, Worker& w) {
     Reader in(record);
-    in.u8();
     const uint32_t source_local = in.u32(), source = in.u32(), ordinal = in.u32();
     const bool violating = in.u8() != 0;
     for (auto& word : w.labels) word = in.u64();
@@ -493,24 +509,26 @@ class DistBfs {
   // every rank learns where each source's discoveries start) and number
   // them in (source, ordinal) order, which is the sequential BFS's.
   Cut number(StateId end, uint64_t room, bool stop_at_violation) {
+    std::vector<Found> found;
     for (auto& w : workers_)
       for (const Reply& r : w->replies) {
         if (!(r.ref & kProvisional)) continue;
         const uint32_t index = r.ref & ~kProvisional;
         if (new_[index].key != (uint64_t{r.source_gid} << 32 | r.ordinal)) continue;
+        if (int(r.rank) == me_) {  // this rank's own step: no record
+          found.push_back({r.source_gid, r.ordinal, me_, index});
+          continue;
+        }
         rec_.clear();
         Writer out(rec_);
-        out.u8(kDiscovery);
         out.u32(r.source_local);
         out.u32(r.ordinal);
         out.u32(index);
-        link_.send(int(r.rank), rec_);
+        link_.post(int(r.rank), kDiscovery, rec_);
       }
-    std::vector<Found> found;
     link_.finish_phase(kDiscovery, [&](RecordBatch& b) {
       for (size_t i = 0; i < b.size(); ++i) {
         Reader in(b.record(i));
-        in.u8();
         const uint32_t source_local = in.u32(), ordinal = in.u32(), index = in.u32();
         found.push_back({gids_[source_local], ordinal, b.recs[i].from, index});
       }
@@ -534,18 +552,21 @@ class DistBfs {
     for (size_t i = 0; i < found.size();) {
       const size_t j = i;
       for (; i < found.size() && found[i].source == found[j].source; ++i) {
+        const StateId gid = states_ + static_cast<StateId>(start[found[i].source - first_] + (i - j));
+        if (found[i].owner == me_) {
+          new_[found[i].index].gid = gid;
+          continue;
+        }
         rec_.clear();
         Writer out(rec_);
-        out.u8(kAssign);
         out.u32(found[i].index);
-        out.u32(states_ + static_cast<StateId>(start[found[i].source - first_] + (i - j)));
-        link_.send(found[i].owner, rec_);
+        out.u32(gid);
+        link_.post(found[i].owner, kAssign, rec_);
       }
     }
     link_.finish_phase(kAssign, [&](RecordBatch& b) {
       for (size_t i = 0; i < b.size(); ++i) {
         Reader in(b.record(i));
-        in.u8();
         const uint32_t index = in.u32();
         new_[index].gid = in.u32();
       }
@@ -593,23 +614,29 @@ class DistBfs {
         if (r.source_gid >= last) continue;
         const StateId target = (r.ref & kProvisional) ? new_[r.ref & ~kProvisional].gid : r.ref;
         if (target >= states_) throw std::logic_error("dist: a kept step leads to a dropped state");
+        if (int(r.rank) == me_) {
+          set_target(r.source_local, r.ordinal, target);
+          continue;
+        }
         rec_.clear();
         Writer out(rec_);
-        out.u8(kReply);
         out.u32(r.source_local);
         out.u32(r.ordinal);
         out.u32(target);
-        link_.send(int(r.rank), rec_);
+        link_.post(int(r.rank), kReply, rec_);
       }
     link_.finish_phase(kReply, [&](RecordBatch& b) {
       for (size_t i = 0; i < b.size(); ++i) {
         Reader in(b.record(i));
-        in.u8();
         const uint32_t source_local = in.u32(), ordinal = in.u32(), target = in.u32();
-        const Span& span = spans_[source_local - lfirst_];
-        workers_[span.worker]->edges[span.begin + ordinal].target = target;
+        set_target(source_local, ordinal, target);
       }
     });
+  }
+
+  void set_target(StateId source_local, uint32_t ordinal, StateId target) {
+    const Span& span = spans_[source_local - lfirst_];
+    workers_[span.worker]->edges[span.begin + ordinal].target = target;
   }
 
   // The edges of the local sources below `last`: sorted, deduplicated and

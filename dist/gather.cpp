@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "dist/wire.hpp"
+#include "engine/parallel.hpp"
 
 namespace ddsmc::dist {
 namespace {
@@ -105,22 +106,26 @@ void gather_graph(const engine::StateGraph& local, const std::vector<StateId>& g
     }
     const StateId base = g.add_states(b - a);
     if (base != a) throw std::logic_error("dist: gathered states out of order");
-    for (StateId i = 0; i < b - a; ++i) {
-      const Incoming& s = chunk[i];
-      if (s.gid != a + i) throw std::logic_error("dist: a state missing from the gather");
-      g.fill_state(a + i, 0, s.labels.data());
-    }
+    for (StateId i = 0; i < b - a; ++i)
+      if (chunk[i].gid != a + i) throw std::logic_error("dist: a state missing from the gather");
+    engine::parallel_for(StateId{0}, b - a, 1024, [&](const tbb::blocked_range<StateId>& r) {
+      for (StateId i = r.begin(); i < r.end(); ++i) g.fill_state(a + i, 0, chunk[i].labels.data());
+    });
     // The expanded states are a prefix of the ids.
     StateId rows = 0;
     while (rows < b - a && chunk[rows].expanded) ++rows;
     counts.assign(rows, 0);
     row_bytes.assign(rows, 0);
-    for (StateId i = 0; i < rows; ++i) {
-      counts[i] = static_cast<uint32_t>(chunk[i].edges.size());
-      row_bytes[i] = g.edge_bytes(a + i, chunk[i].edges);
-    }
+    engine::parallel_for(StateId{0}, rows, 256, [&](const tbb::blocked_range<StateId>& r) {
+      for (StateId i = r.begin(); i < r.end(); ++i) {
+        counts[i] = static_cast<uint32_t>(chunk[i].edges.size());
+        row_bytes[i] = g.edge_bytes(a + i, chunk[i].edges);
+      }
+    });
     if (rows) g.add_edges(a, counts, row_bytes);
-    for (StateId i = 0; i < rows; ++i) g.write_edges(a + i, chunk[i].edges);
+    engine::parallel_for(StateId{0}, rows, 256, [&](const tbb::blocked_range<StateId>& r) {
+      for (StateId i = r.begin(); i < r.end(); ++i) g.write_edges(a + i, chunk[i].edges);
+    });
     all.clear();
   }
 

@@ -1,8 +1,10 @@
 // One rank's link to the others for a distributed algorithm run in phases
-// (dist/explore.cpp): the record Exchange, an inbox that sorts incoming
-// records by their kind (their first byte), collectives that keep the
-// exchange moving while they wait, and the end of a phase by termination
-// detection. Main thread only (MPI_THREAD_FUNNELED).
+// (dist/explore.cpp): records of a few kinds, bundled per destination and
+// kind (one Exchange record holds a kind byte and many length-framed
+// records, so a record costs a few bytes and no call), an inbox that sorts
+// incoming records by kind, collectives that keep the exchange moving while
+// they wait, and the end of a phase by termination detection. Main thread
+// only (MPI_THREAD_FUNNELED).
 //
 // Why records are sorted by kind: a phase ends on every rank at the same
 // termination wave, but a rank that sees the end first may already send the
@@ -50,8 +52,14 @@ class Link {
   // A communicator for blocking collectives, once no record is in transit.
   MPI_Comm collectives() const { return coll_; }
 
-  // Sends a record; its first byte is its kind (< kKinds).
-  void send(int to, std::span<const uint8_t> record) { exchange_.send(to, record); }
+  // Queues a record of a kind (< kKinds) for rank `to`; its bundle goes
+  // out when it is full, or at flush().
+  void post(int to, uint8_t kind, std::span<const uint8_t> record);
+  // Sends a bundle built elsewhere (begin_bundle, Framed: dist/wire.hpp)
+  // and clears it; nothing if it is empty.
+  void send_bundle(int to, std::vector<uint8_t>& bundle);
+  // Sends every partial bundle.
+  void flush();
   // Moves what has arrived into the inbox.
   void pump();
   // Takes the records of one kind received so far.
@@ -60,6 +68,9 @@ class Link {
   // In-place MPI_Allreduce that pumps while it waits (a blocking
   // collective could deadlock against a rank waiting to send to this one).
   void allreduce(void* data, int count, MPI_Datatype type, MPI_Op op);
+  // The same in two halves: start, then (later) wait, pumping.
+  MPI_Request start_allreduce(void* data, int count, MPI_Datatype type, MPI_Op op);
+  void wait(MPI_Request& request);
   template <class T, size_t N>
   void allreduce(std::array<T, N>& a, MPI_Datatype type, MPI_Op op) {
     allreduce(a.data(), static_cast<int>(N), type, op);
@@ -77,6 +88,7 @@ class Link {
         handle(b);
         continue;
       }
+      flush();
       if (termination_.idle_check()) break;
     }
     termination_.restart();
@@ -89,6 +101,7 @@ class Link {
   Termination termination_;
   MPI_Comm coll_ = MPI_COMM_NULL;  // for the collectives
   std::array<RecordBatch, kKinds> inbox_;
+  std::vector<std::array<std::vector<uint8_t>, kKinds>> outbox_;  // per destination and kind
   double waiting_ = 0;  // in collectives
 };
 

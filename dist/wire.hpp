@@ -37,6 +37,27 @@ class Writer {
   std::vector<uint8_t>& out_;
 };
 
+// Frames records into a bundle: a kind byte, then each record as a u32
+// length and its bytes (dist/link.hpp). Open one per record: the length is
+// written when it closes.
+inline void begin_bundle(std::vector<uint8_t>& bundle, uint8_t kind) {
+  if (bundle.empty()) bundle.push_back(kind);
+}
+class Framed {
+ public:
+  explicit Framed(std::vector<uint8_t>& bundle) : bundle_(bundle), at_(bundle.size()) { bundle.resize(at_ + 4); }
+  ~Framed() {
+    const auto n = static_cast<uint32_t>(bundle_.size() - at_ - 4);
+    std::memcpy(bundle_.data() + at_, &n, 4);
+  }
+  Framed(const Framed&) = delete;
+  Framed& operator=(const Framed&) = delete;
+
+ private:
+  std::vector<uint8_t>& bundle_;
+  size_t at_;
+};
+
 class Reader {
  public:
   explicit Reader(std::span<const uint8_t> in) : in_(in) {}
