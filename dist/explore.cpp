@@ -146,15 +146,15 @@ class DistBfs {
 
   // Sums the figures over the ranks and gathers the graph on rank 0.
   void finish() {
-    std::array<uint64_t, 7> sums{res_.pruned_states, 0, 0, 0, 0, 0, link_.exchange().stats().bytes_sent};
+    // (pruned_states is summed over the ranks slice by slice already)
+    std::array<uint64_t, 6> sums{0, 0, 0, 0, 0, link_.exchange().stats().bytes_sent};
     for (const auto& w : workers_) {
       const hashing::CanonicalStats s = w->expander.stats();
-      sums[1] += s.calls, sums[2] += s.fast_path, sums[3] += s.refined, sums[4] += s.individualized, sums[5] += s.nauty;
+      sums[0] += s.calls, sums[1] += s.fast_path, sums[2] += s.refined, sums[3] += s.individualized, sums[4] += s.nauty;
     }
     link_.allreduce(sums, MPI_UINT64_T, MPI_SUM);
-    res_.pruned_states = sums[0];
-    res_.canonical = {sums[1], sums[2], sums[3], sums[4], sums[5]};
-    res_.bytes_sent = sums[6];
+    res_.canonical = {sums[0], sums[1], sums[2], sums[3], sums[4]};
+    res_.bytes_sent = sums[5];
     {
       Timed t(times_.gather);
       // (on this rank's arena: the calling thread runs it, so MPI stays on the main thread)
