@@ -229,6 +229,7 @@ int run_check(const CheckOptions& opts) {
   eo.progress = print_progress;
   std::unique_ptr<dist::Shard> shard;
   engine::ExploreResult res = ranks ? dist::explore(engine::D2cSystem(cm), eo, ranks->comm(), shard) : engine::explore(cm, eo);
+  if (ranks) res.rank_peak_rss = ranks->all(peak_rss_bytes());
   if (shard) shard->end_exploration();
   if (ranks && !root) {  // rank 0 analyses the graph it gathered
     release_free_memory();

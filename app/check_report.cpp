@@ -136,6 +136,7 @@ json report_json(const CheckOutcome& o) {
                      {"ranks", res.ranks},
                      {"bytes_sent", res.bytes_sent},
                      {"rank_states", res.rank_states.empty() ? std::vector<uint64_t>{g.num_states()} : res.rank_states},
+                     {"rank_peak_rss_bytes", res.rank_peak_rss.empty() ? std::vector<uint64_t>{peak_rss_bytes()} : res.rank_peak_rss},
                      {"rank0_seconds", rank_seconds_json(res)},
                      {"threads", res.threads},
                      {"memory_limit_bytes", o.memory_limit},

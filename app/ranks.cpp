@@ -37,6 +37,12 @@ int Ranks::worst(int code) const {
   return out;
 }
 
+std::vector<uint64_t> Ranks::all(uint64_t value) const {
+  std::vector<uint64_t> out(static_cast<size_t>(size()));
+  MPI_Allgather(&value, 1, MPI_UINT64_T, out.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD);
+  return out;
+}
+
 std::unordered_map<engine::StateId, std::string> Ranks::fetch(const std::vector<engine::StateId>& ids,
                                                               const dist::Shard& mine) const {
   std::unordered_map<engine::StateId, std::string> out;

@@ -37,6 +37,8 @@ class Ranks {
 
   // Collective: the largest of the ranks' codes (0: all may go on).
   int worst(int code) const;
+  // Collective: every rank's value, by rank.
+  std::vector<uint64_t> all(uint64_t value) const;
 
   // Rank 0: the canonical encodings of these states, from the shards that
   // own them (this rank's is `mine`), while the others serve().

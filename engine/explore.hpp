@@ -70,6 +70,7 @@ struct ExploreResult {
   uint32_t ranks = 1;
   uint64_t bytes_sent = 0;               // over every rank, in record batches
   std::vector<uint64_t> rank_states;     // states each rank owns (empty: one rank, all of them)
+  std::vector<uint64_t> rank_peak_rss;   // each rank's peak RSS at the end of the exploration (the app fills it)
   // Where this rank's exploration time went, by part (dist/explore.cpp)
   std::vector<std::pair<std::string, double>> rank_seconds;
 };
