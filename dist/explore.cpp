@@ -18,6 +18,7 @@
 
 #include "dist/gather.hpp"
 #include "dist/link.hpp"
+#include "dist/offers.hpp"
 #include "dist/wire.hpp"
 #include "engine/level.hpp"
 #include "engine/parallel.hpp"
@@ -52,7 +53,7 @@ class Timed {
 
 // Record kinds, one per phase of a slice (docs/dist.md).
 enum Kind : uint8_t {
-  kOffer = 0,      // source rank -> owner: a successor (source, ordinal, labels, encoding)
+  kOffer = 0,      // source rank -> owner: a source's successors it owns (dist/offers.hpp)
   kDiscovery = 1,  // owner -> source rank: this step is the least key of a new state
   kAssign = 2,     // source rank -> owner: the new state's id
   kReply = 3,      // owner -> source rank: the target id of a step
@@ -70,16 +71,19 @@ struct Reply {
 struct Worker {
   Worker(const engine::System& system, engine::OnBound on_bound, hashing::TreeStore& store,
          const engine::Cancellation& c, int ranks, uint32_t label_words)
-      : expander(system, on_bound, store), cancel(c), out(static_cast<size_t>(ranks)), labels(label_words) {
+      : expander(system, on_bound, store), cancel(c), out(static_cast<size_t>(ranks)), offers(ranks, kOffer),
+        labels(label_words) {
     expander.set_cancellation(&cancel);
   }
   engine::Expander expander;
   engine::Cancellation cancel;
   std::vector<Edge> edges;  // of the sources this worker expanded, contiguous per source
-  std::vector<std::vector<uint8_t>> out;  // per destination rank: a bundle of offers
+  std::vector<std::vector<uint8_t>> out;  // per destination rank: a bundle of offer units
+  OfferWriter offers;            // the units of the source being expanded
   std::vector<Reply> replies;    // offers this worker processed (as owner)
   std::vector<uint64_t> labels;  // scratch
-  std::vector<uint32_t> begin;   // scratch: part offsets of an offer
+  UnitReader::Scratch unit;      // scratch: an offer unit being read
+  std::vector<uint32_t> cache;   // scratch: its base's subtree ids
 };
 
 struct NewState {
@@ -388,24 +392,17 @@ class DistBfs {
     const uint64_t pruned_before = w.expander.pruned();
     const StateId source = gids_[s];
     uint32_t ordinal = 0;
+    struct Closer {  // the source's offer units end with its expansion, however it ends
+      Worker& w;
+      ~Closer() { w.offers.close(w.out); }
+    } closer{w};
     w.expander.expand_partitioned(local_.root(s), partition_, [&](const Candidate& c) {
       if (c.owner == partition_.me) {
         claim(c.root, c.violating, [&](uint64_t* out) { local_.labels_of(*c.state, system_, out); },
               {uint32_t(me_), s, source, ordinal, 0}, w);
       } else {
-        const hashing::SegmentedEncoding& enc = *c.encoding;
-        std::vector<uint8_t>& box = w.out[c.owner];
-        begin_bundle(box, kOffer);
-        Framed framed(box);
-        Writer out(box);
-        out.u32(s);
-        out.u32(source);
-        out.u32(ordinal);
-        out.u8(c.violating);
         local_.labels_of(*c.state, system_, w.labels.data());
-        for (uint64_t word : w.labels) out.u64(word);
-        for (size_t p = 0; p + 1 < enc.begin.size(); ++p) out.varint(enc.begin[p + 1] - enc.begin[p]);
-        out.bytes(enc.bytes);
+        w.offers.add(w.out, s, source, ordinal, c, w.labels);
       }
       ++ordinal;
       w.edges.emplace_back(kNoState, c.label);
@@ -422,20 +419,16 @@ class DistBfs {
       }
   }
 
-  // Interns the offered states on the workers; a full store grows and the
-  // offers not processed yet are redone.
+  // Interns the offered states on the workers, a unit (record) at a time;
+  // a full store grows and the offers not processed yet are redone.
   void process_offers(const RecordBatch& b) {
-    std::vector<uint8_t> done(b.size(), 0);
+    std::vector<uint32_t> done(b.size(), 0);  // per unit: its offers processed
     for (;;) {
       try {
         arena_.execute([&] {
-          engine::parallel_for(size_t{0}, b.size(), 64, [&](const tbb::blocked_range<size_t>& r) {
+          engine::parallel_for(size_t{0}, b.size(), 8, [&](const tbb::blocked_range<size_t>& r) {
             const uint32_t slot = engine::worker_slot();
-            for (size_t i = r.begin(); i < r.end(); ++i) {
-              if (done[i]) continue;
-              offer(b.record(i), b.recs[i].from, *workers_[slot]);
-              done[i] = 1;
-            }
+            for (size_t i = r.begin(); i < r.end(); ++i) offer_unit(b.record(i), b.recs[i].from, *workers_[slot], done[i]);
           });
         });
         return;
@@ -451,20 +444,19 @@ class DistBfs {
     if (opts_.memory_in_use() + bytes > opts_.memory_limit) throw engine::Cancelled(StopReason::MemoryLimit);
   }
 
-  void offer(std::span<const uint8_t> record, int from, Worker& w) {
-    Reader in(record);
-    const uint32_t source_local = in.u32(), source = in.u32(), ordinal = in.u32();
-    const bool violating = in.u8() != 0;
-    for (auto& word : w.labels) word = in.u64();
-    const uint32_t parts = local_.store().tree().parts();
-    w.begin.assign(parts + 1, 0);
-    for (uint32_t p = 0; p < parts; ++p) w.begin[p + 1] = w.begin[p] + static_cast<uint32_t>(in.varint());
-    const std::string_view bytes = in.rest();
-    if (bytes.size() != w.begin[parts]) throw std::logic_error("dist: an offer's parts do not add up");
-    // Throws TreeStoreFull before anything changed.
-    const uint32_t root = local_.store().tree().intern(bytes, w.begin.data());
-    claim(root, violating, [&](uint64_t* out) { std::copy(w.labels.begin(), w.labels.end(), out); },
-          {uint32_t(from), source_local, source, ordinal, 0}, w);
+  // The offers of a unit after the first `done`, which counts them.
+  void offer_unit(std::span<const uint8_t> record, int from, Worker& w, uint32_t& done) {
+    hashing::TreeStore& tree = local_.store().tree();
+    UnitReader unit(record, tree.parts(), local_.label_words(), w.unit);
+    w.cache.assign(tree.tree_size(), hashing::TreeStore::kUnknown);
+    for (uint32_t k = 0; unit.next(); ++k) {
+      if (k < done) continue;
+      // Throws TreeStoreFull before anything but the store changed.
+      const uint32_t root = tree.intern_overlay(unit.base, unit.base_begin(), w.cache.data(), unit.changed());
+      claim(root, unit.violating, [&](uint64_t* out) { std::copy(unit.labels().begin(), unit.labels().end(), out); },
+            {uint32_t(from), unit.source_local, unit.source, unit.ordinal, 0}, w);
+      ++done;
+    }
   }
 
   // The step `step` (its ref unset) reaches the state of root `root`, owned

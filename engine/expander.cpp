@@ -63,6 +63,7 @@ void Expander::expand_partitioned(uint32_t root, const Partition& partition, Fun
       return;
     }
     Candidate c{label, 0, &succ, info.violation.has_value()};
+    if (plain) c.base = &base_enc_;
     if (plain && info.changed_parts) {
       ++plain_;
       parts_.clear();
@@ -74,22 +75,10 @@ void Expander::expand_partitioned(uint32_t root, const Partition& partition, Fun
         key += hashing::part_key(part_bytes_[p], p) - base_keys_[p];
       }
       c.owner = hashing::owner_of_key(key, partition.ranks);
-      if (c.owner == partition.me) {
+      if (c.owner == partition.me)
         c.root = store_.intern_patched(base_.data(), parts_);
-      } else {  // the expanded state's parts, the changed ones replaced
-        succ_enc_.bytes.clear();
-        succ_enc_.begin.resize(size_t{parts} + 1);
-        size_t next = 0;
-        for (uint32_t p = 0; p < parts; ++p) {
-          succ_enc_.begin[p] = static_cast<uint32_t>(succ_enc_.bytes.size());
-          if (next < parts_.size() && parts_[next].part == p)
-            succ_enc_.bytes.append(parts_[next++].bytes);
-          else
-            succ_enc_.bytes.append(base_enc_.bytes, base_enc_.begin[p], base_enc_.begin[p + 1] - base_enc_.begin[p]);
-        }
-        succ_enc_.begin[parts] = static_cast<uint32_t>(succ_enc_.bytes.size());
-        c.encoding = &succ_enc_;
-      }
+      else
+        c.changed = parts_;
     } else {
       if (plain) {
         ++plain_;

@@ -11,6 +11,7 @@
 
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -29,9 +30,14 @@ struct Candidate {
   const hashing::GlobalState* state = nullptr;   // the successor (its labels are those of its class)
   bool violating = false;                        // over a bound (only under OnBound::Stop)
   // expand_partitioned() only: the rank that owns the successor, and, when
-  // that is not this one, its canonical encoding, whole (root unset)
+  // that is not this one (root unset), either its canonical encoding whole
+  // (`encoding`), or the parts in which it differs from `base`, the
+  // expanded state's encoding (`changed`, by increasing part; `encoding`
+  // null). `base` is set whenever the model is plain (no fresh constants).
   uint32_t owner = 0;
   const hashing::SegmentedEncoding* encoding = nullptr;
+  const hashing::SegmentedEncoding* base = nullptr;
+  std::span<const hashing::TreeStore::Part> changed{};
 };
 
 // The partition of the states among ranks (dist/): `ranks` owners by
@@ -48,9 +54,10 @@ class Expander {
   // The successors of the state of root `root`, in the generator's order.
   void expand(uint32_t root, FunctionRef<void(const Candidate&)> out);
   // The same for one rank of a partition: a successor it owns is interned
-  // (as expand() does), one another rank owns comes with its whole
-  // canonical encoding instead, to be sent to its owner. The owner is
-  // found from the parts a step changed, as the interning is.
+  // (as expand() does), one another rank owns comes with its canonical
+  // encoding instead (whole, or as the parts a step changed), to be sent
+  // to its owner. The owner is found from the parts a step changed, as the
+  // interning is.
   void expand_partitioned(uint32_t root, const Partition& partition, FunctionRef<void(const Candidate&)> out);
   // Interns the canonical form of a state given whole (the initial one, a
   // successor with fresh constants); returns its root.

@@ -156,6 +156,8 @@ TreeStore::TreeStore(uint32_t parts, std::span<const uint32_t> position, size_t 
         throw std::invalid_argument("TreeStore: leaf positions are not a permutation of the parts");
     position_.assign(position.begin(), position.end());
   }
+  part_at_.resize(parts);
+  for (uint32_t p = 0; p < parts; ++p) part_at_[position_[p]] = p;
   // The shape: ranges split at the middle (the left half one longer), internal positions in post-order.
   kids_.reserve(parts - 1);
   auto build = [&](auto& self, uint32_t lo, uint32_t hi) -> uint32_t {
@@ -277,6 +279,58 @@ uint32_t TreeStore::intern_patched(const uint32_t* base, const SegmentedEncoding
     ps[i] = Part{p, std::string_view(s.bytes).substr(s.begin[p], s.begin[p + 1] - s.begin[p])};
   }
   return intern_patched(base, std::span<const Part>(ps, num_changed), tree);
+}
+
+uint32_t TreeStore::intern_overlay(std::string_view base, const uint32_t* begin, uint32_t* cache,
+                                   std::span<const Part> changed) {
+  // Per position: 0 if the successor's subtree there is the base's, else
+  // 1 + the index of the changed part (leaves) or 1 (internal positions).
+  // Reset at the start of the next call, so that a TableFull leaves none set.
+  thread_local std::vector<uint32_t> mark, touched;
+  if (mark.size() < tree_size()) mark.resize(tree_size(), 0);
+  for (uint32_t j : touched) mark[j] = 0;
+  touched.clear();
+  for (size_t i = 0; i < changed.size(); ++i) {
+    if (changed[i].part >= parts_) throw std::out_of_range("TreeStore::intern_overlay: no such part");
+    const uint32_t pos = position_[changed[i].part];
+    if (!mark[pos]) touched.push_back(pos);
+    mark[pos] = static_cast<uint32_t>(i) + 1;
+    for (uint32_t j = pos; j != root_position();) {
+      j = parent_[j];
+      if (mark[j]) break;  // and every position above it
+      mark[j] = 1;
+      touched.push_back(j);
+    }
+  }
+  auto base_id = [&](auto& self, uint32_t j) -> uint32_t {
+    if (cache[j] != kUnknown) return cache[j];
+    if (j < parts_) {
+      if (!begin) throw std::invalid_argument("TreeStore::intern_overlay: an unchanged part and no base");
+      const uint32_t p = part_at_[j];
+      cache[j] = intern_leaf(base.substr(begin[p], begin[p + 1] - begin[p]));
+    } else {
+      const auto [l, r] = kids_[j - parts_];
+      const uint32_t a = self(self, l);
+      cache[j] = intern_node(a, self(self, r));
+    }
+    return cache[j];
+  };
+  if (changed.empty()) return base_id(base_id, root_position());
+  // The marked positions, children first (post-order).
+  thread_local std::vector<uint32_t> order, id;
+  order.assign(touched.begin(), touched.end());
+  std::sort(order.begin(), order.end());
+  if (id.size() < tree_size()) id.resize(tree_size());
+  for (uint32_t j : order) {
+    if (j < parts_) {
+      id[j] = intern_leaf(changed[mark[j] - 1].bytes);
+      continue;
+    }
+    const auto [l, r] = kids_[j - parts_];
+    const uint32_t a = mark[l] ? id[l] : base_id(base_id, l);
+    id[j] = intern_node(a, mark[r] ? id[r] : base_id(base_id, r));
+  }
+  return id[root_position()];
 }
 
 void TreeStore::tree_of(uint32_t root, uint32_t* tree) const {

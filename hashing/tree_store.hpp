@@ -362,6 +362,21 @@ class TreeStore {
   uint32_t intern_patched(const uint32_t* base, const SegmentedEncoding& s, const uint32_t* changed, size_t num_changed,
                           uint32_t* tree = nullptr);
 
+  // The state equal to `base` (a whole encoding, as intern() takes it)
+  // except for the parts listed, whose new bytes are given, without a tree
+  // of the base in this store: `cache` (tree_size() ids, every one
+  // kUnknown at first, kept by the caller between calls with the same
+  // base) holds the ids of the base's subtrees interned so far. A subtree
+  // with no changed part takes the base's id (interned on first use, then
+  // cached), the others are interned from their children, so only subtrees
+  // the successor has are interned. Returns the root intern() of the
+  // successor's whole encoding would. Parts may repeat (the last bytes
+  // win). When every part is listed, `base` is not read (begin may be
+  // null). Thread-safe (the cache is the caller's); throws TableFull (the
+  // cache stays valid: grow, then call again).
+  static constexpr uint32_t kUnknown = ~uint32_t{0};
+  uint32_t intern_overlay(std::string_view base, const uint32_t* begin, uint32_t* cache, std::span<const Part> changed);
+
   // Reading back (thread-safe, also while others intern).
   void tree_of(uint32_t root, uint32_t* tree) const;
   void materialize(uint32_t root, std::string& out) const;  // == encode() of the state
@@ -413,6 +428,7 @@ class TreeStore {
 
   uint32_t parts_;
   std::vector<uint32_t> position_;                   // per part: its leaf position
+  std::vector<uint32_t> part_at_;                    // per leaf position: its part
   std::vector<std::pair<uint32_t, uint32_t>> kids_;  // per internal position
   std::vector<uint32_t> parent_;                     // per position but the root
   tree_detail::IdTable node_table_, leaf_table_;

@@ -230,6 +230,82 @@ TEST(TreeStore, PatchedInternEqualsFullIntern) {
   }
 }
 
+// A successor given as its source's whole encoding and the changed parts,
+// interned in a store that never saw the source: the root of its whole
+// encoding, sharing one cache among the successors of a source, and no
+// node or leaf beyond the successors' own.
+TEST(TreeStore, OverlayInternEqualsFullIntern) {
+  t::Rng rng(17);
+  for (bool permuted : {false, true})
+  for (uint32_t parts : {1u, 2u, 5u, 27u, 300u}) {
+    std::vector<uint32_t> position;
+    if (permuted) {
+      for (uint32_t p = 0; p < parts; ++p) position.push_back(p);
+      std::shuffle(position.begin(), position.end(), rng);
+    }
+    TreeStore overlay(parts, position, 1 << 19, 1 << 17);
+    std::set<std::string> leaf_set;
+    std::set<std::pair<uint32_t, std::string>> subtree_set;
+    // The parts under position j, each with its length.
+    std::vector<uint32_t> part_at(parts);
+    for (uint32_t p = 0; p < parts; ++p) part_at[overlay.position(p)] = p;
+    auto subtree = [&](const TreeStore& st, const std::vector<std::string>& cur, uint32_t j) {
+      std::string out;
+      auto walk = [&](auto& self, uint32_t k) -> void {
+        if (k < st.parts()) {
+          out += std::to_string(cur[part_at[k]].size()) + ":" + cur[part_at[k]];
+          return;
+        }
+        self(self, st.children(k).first);
+        self(self, st.children(k).second);
+      };
+      walk(walk, j);
+      return out;
+    };
+    for (int source = 0; source < 40; ++source) {
+      std::vector<std::string> base(parts);
+      for (auto& p : base) p = t::uniform(rng, 0, 2) == 0 ? std::string("shared") : random_bytes(rng, 5);
+      const SegmentedEncoding b = from_parts(base);
+      std::vector<uint32_t> cache(overlay.tree_size(), TreeStore::kUnknown);
+      for (int step = 0; step < 12; ++step) {
+        std::vector<std::string> cur = base;
+        std::vector<TreeStore::Part> ps;
+        const bool whole = t::uniform(rng, 0, 9) == 0;
+        if (whole) {  // every part listed: the base is not read
+          for (uint32_t p = 0; p < parts; ++p) {
+            if (t::uniform(rng, 0, 1)) cur[p] = random_bytes(rng, 5);
+            ps.push_back({p, cur[p]});
+          }
+        } else {
+          for (uint32_t k = t::uniform(rng, 0, 3); k > 0; --k) {
+            const uint32_t p = t::uniform(rng, 0, parts - 1);
+            const uint32_t pick = t::uniform(rng, 0, 3);  // sometimes unchanged, sometimes shared
+            if (t::uniform(rng, 0, 3) == 0) ps.push_back({p, "decoy"});  // then its final bytes, last
+            cur[p] = pick == 0 ? base[p] : pick == 1 ? std::string("shared") : random_bytes(rng, 5);
+            ps.push_back({p, cur[p]});
+          }
+        }
+        const SegmentedEncoding s = from_parts(cur);
+        const uint32_t got = whole ? overlay.intern_overlay({}, nullptr, cache.data(), ps)
+                                   : overlay.intern_overlay(b.bytes, b.begin.data(), cache.data(), ps);
+        ASSERT_EQ(materialized(overlay, got), s.bytes);
+        const size_t nodes = overlay.nodes(), leaves = overlay.leaves();
+        ASSERT_EQ(overlay.intern(s), got);  // finds every leaf and node: the overlay made them all
+        ASSERT_EQ(overlay.nodes(), nodes);
+        ASSERT_EQ(overlay.leaves(), leaves);
+        for (const auto& p : cur) leaf_set.insert(p);
+        for (uint32_t j = parts; j < overlay.tree_size(); ++j) subtree_set.insert({j, subtree(overlay, cur, j)});
+      }
+    }
+    // Every leaf and node the overlay made is one of the successors' (the
+    // sources were never interned): as many leaves as distinct successor
+    // parts, and no more nodes than distinct successor subtrees (fewer when
+    // two positions share a pair).
+    EXPECT_EQ(overlay.leaves(), leaf_set.size());
+    EXPECT_LE(overlay.nodes(), subtree_set.size());
+  }
+}
+
 TEST(TreeStore, LeafPositionsMustBeAPermutation) {
   EXPECT_THROW(TreeStore(3, std::vector<uint32_t>{0, 1}), std::invalid_argument);
   EXPECT_THROW(TreeStore(3, std::vector<uint32_t>{0, 1, 1}), std::invalid_argument);
