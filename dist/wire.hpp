@@ -29,8 +29,10 @@ class Writer {
   }
   void bytes(std::string_view b) { raw(b.data(), b.size()); }
   void raw(const void* p, size_t n) {
-    const auto* b = static_cast<const uint8_t*>(p);
-    out_.insert(out_.end(), b, b + n);
+    if (n == 0) return;
+    const size_t at = out_.size();
+    out_.resize(at + n);
+    std::memcpy(out_.data() + at, p, n);
   }
 
  private:
