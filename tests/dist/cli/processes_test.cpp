@@ -100,6 +100,69 @@ TEST(DistCheckProcesses, KilledRankMakesMpiexecFailWithoutHanging) {
   // The reaper kills whatever is left.
 }
 
+// SIGINT (a user's Ctrl-C to mpiexec, or a batch system signalling the
+// ranks): every rank stops, the ranks agree on it, and rank 0 reports once:
+// an incomplete check, "interrupted", the figures so far. Signalled
+// directly, the ranks exit 3 and so does mpiexec; OpenMPI's mpiexec, when
+// it is the one signalled, forwards the signal and exits 1 itself.
+void interrupt_check(bool signal_launcher) {
+  const std::string report = scratch();
+  Spawned s = spawn_mpi(2, {"check", example("flooding"), "--network", "ring:9", "--threads", "1", "--json", report});
+  ASSERT_GT(s.pid, 0);
+  Reaper reaper;
+  reaper.launcher = s.pid;
+  const pid_t ranks[2] = {find_rank(reaper, 0, 10), find_rank(reaper, 1, 10)};
+  ASSERT_GT(ranks[0], 0) << read_text(s.err_path).substr(0, 3000);
+  ASSERT_GT(ranks[1], 0) << read_text(s.err_path).substr(0, 3000);
+  std::this_thread::sleep_for(std::chrono::milliseconds(2000));
+  reaper.record();
+  ASSERT_EQ(waitpid(s.pid, nullptr, WNOHANG), 0) << "mpiexec ended before the interrupt: the run is too short";
+  if (signal_launcher) {
+    ASSERT_EQ(kill(s.pid, SIGINT), 0);
+  } else {
+    for (pid_t p : ranks) ASSERT_EQ(kill(p, SIGINT), 0);
+  }
+  const int code = wait_for(s.pid, 30);
+  reaper.reaped = true;
+  CliResult r{code, read_text(s.out_path), read_text(s.err_path)};
+  ASSERT_NE(code, -2) << "mpiexec still ran 30 s after SIGINT\n" << describe(r);
+  if (signal_launcher) {
+    EXPECT_NE(code, 0) << describe(r);
+  } else {
+    EXPECT_EQ(code, 3) << describe(r);
+  }
+  json j = load_json(report);
+  ASSERT_FALSE(j.is_discarded()) << "no report\n" << describe(r);
+  EXPECT_EQ(j["complete"], false);
+  EXPECT_EQ(j["incomplete_reason"], "interrupted");
+  EXPECT_GT(j["states"].get<uint64_t>(), 1u);
+  EXPECT_EQ(j["stats"]["ranks"], 2);
+  // One summary line on stdout: only rank 0 printed.
+  size_t lines = 0;
+  for (size_t at = r.out.find("INCOMPLETE (interrupted)"); at != std::string::npos;
+       at = r.out.find("INCOMPLETE (interrupted)", at + 1))
+    ++lines;
+  EXPECT_EQ(lines, 1u) << describe(r);
+}
+
+TEST(DistCheckProcesses, InterruptedRanksStopWithOneReport) { interrupt_check(false); }
+TEST(DistCheckProcesses, InterruptedMpiexecStopsWithOneReport) { interrupt_check(true); }
+
+// --memory is per rank: a limit a rank reaches stops every rank, and the
+// report says memory-limit (exit 3), with the graph explored so far.
+TEST(DistCheckProcesses, MemoryLimitOnAnyRankStopsTheCheck) {
+  const std::string report = scratch();
+  CliResult r = run_mpi(2, {"check", example("flooding"), "--network", "ring:9", "--threads", "1", "--memory", "80M",
+                            "--json", report});
+  EXPECT_EQ(r.exit_code, 3) << describe(r);
+  json j = load_json(report);
+  ASSERT_FALSE(j.is_discarded()) << "no report\n" << describe(r);
+  EXPECT_EQ(j["incomplete_reason"], "memory-limit") << describe(r);
+  EXPECT_GT(j["states"].get<uint64_t>(), 1000u);
+  EXPECT_LT(j["states"].get<uint64_t>(), 1769984u);
+  EXPECT_TRUE(contains(r.err, "stopped at the memory limit")) << describe(r);
+}
+
 // `--json -` under two ranks: stdout is exactly one JSON document (only rank
 // 0 writes it), the single-process report but for the statistics.
 TEST(DistCheckProcesses, JsonToStdoutIsOneDocument) {
