@@ -123,10 +123,7 @@ void DistBfs::claim(uint32_t root, bool violating, Labels&& labels, Reply step, 
   };
   auto claim = local_.store().find_or_claim(root, made);
   if (!claim.inserted && (claim.ref & kProvisional)) {
-    std::atomic_ref<uint64_t> least(new_[claim.ref & ~kProvisional].key);
-    uint64_t seen = least.load(std::memory_order_relaxed);
-    while (key < seen && !least.compare_exchange_weak(seen, key, std::memory_order_relaxed)) {
-    }
+    engine::lower_discovery_key(new_[claim.ref & ~kProvisional].key, key);
   }
   step.ref = (claim.ref & kProvisional) ? claim.ref : gids_[claim.ref];
   w.replies.push_back(step);

@@ -140,8 +140,7 @@ void DistBfs::store_edges(StateId last) {
         auto e = buf.begin() + static_cast<std::ptrdiff_t>(span.end);
         for (auto it = b; it != e; ++it)
           if (it->target == kNoState) throw std::logic_error("dist: a step without its target");
-        std::sort(b, e, [](const Edge& x, const Edge& y) { return std::tie(x.target, x.label) < std::tie(y.target, y.label); });
-        counts[s - lfirst_] = static_cast<uint32_t>(std::unique(b, e) - b);
+        counts[s - lfirst_] = engine::make_row(b, e);
         sizes[s - lfirst_] = local_.edge_bytes(s, {b, counts[s - lfirst_]});
       }
     });

@@ -30,10 +30,7 @@ void Level::expand(StateId source, Expander& expander, Edges& out, uint32_t work
     auto r = store_.find_or_claim(c.root, made);
     if (!r.inserted && (r.ref & kProvisional)) {
       // Keep the least key of every step that reaches the state.
-      std::atomic_ref<uint64_t> least(new_[r.ref & ~kProvisional].key);
-      uint64_t seen = least.load(std::memory_order_relaxed);
-      while (key < seen && !least.compare_exchange_weak(seen, key, std::memory_order_relaxed)) {
-      }
+      lower_discovery_key(new_[r.ref & ~kProvisional].key, key);
     }
     out.edges.emplace_back(r.ref, c.label);
   });
@@ -109,8 +106,7 @@ Level::Outcome Level::finish(std::vector<Edges*>& workers, uint64_t room, bool s
       auto e = buf.begin() + static_cast<std::ptrdiff_t>(span.end);
       for (auto it = b; it != e; ++it)
         if (it->target & kProvisional) it->target = final_id[it->target & ~kProvisional];
-      std::sort(b, e, [](const Edge& x, const Edge& y) { return std::tie(x.target, x.label) < std::tie(y.target, y.label); });
-      counts[s - first_] = static_cast<uint32_t>(std::unique(b, e) - b);
+      counts[s - first_] = make_row(b, e);
       row_bytes[s - first_] = graph_.edge_bytes(s, {b, counts[s - first_]});
     }
   });

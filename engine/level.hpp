@@ -17,10 +17,12 @@
 
 #include <tbb/concurrent_vector.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <tuple>
 #include <vector>
 
 #include "engine/expander.hpp"
@@ -29,6 +31,23 @@
 namespace ddsmc::engine {
 
 inline constexpr uint32_t kProvisional = 0x80000000u;  // ids of committed states stay below it
+
+// Lowers a state's least discovery key to `key` if that is smaller; from
+// any number of threads at once (the distributed BFS uses it too).
+inline void lower_discovery_key(uint64_t& least, uint64_t key) {
+  std::atomic_ref<uint64_t> ref(least);
+  uint64_t seen = ref.load(std::memory_order_relaxed);
+  while (key < seen && !ref.compare_exchange_weak(seen, key, std::memory_order_relaxed)) {
+  }
+}
+
+// A source's edges [b, e) as its row stores them: sorted by (target,
+// label) without repeats, in place; returns how many remain.
+template <class It>
+uint32_t make_row(It b, It e) {
+  std::sort(b, e, [](const Edge& x, const Edge& y) { return std::tie(x.target, x.label) < std::tie(y.target, y.label); });
+  return static_cast<uint32_t>(std::unique(b, e) - b);
+}
 
 class Level {
  public:
