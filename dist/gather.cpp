@@ -40,8 +40,8 @@ void write_state(const engine::StateGraph& g, StateId local, StateId gid, std::v
   }
 }
 
+// The rest of a state whose id was read (into a reused Incoming).
 void read_state(Reader& in, uint32_t words, Incoming& s) {
-  s.gid = in.u32();
   s.labels.resize(words);
   for (auto& w : s.labels) w = in.u64();
   s.expanded = in.u8() != 0;
@@ -95,13 +95,15 @@ void gather_graph(const engine::StateGraph& local, const std::vector<StateId>& g
 
     // Each rank's states come in id order: merge them.
     chunk.resize(b - a);
+    for (Incoming& s : chunk) s.gid = engine::kNoState;
     for (int r = 0; r < ranks; ++r) {
       Reader in({all.data() + offsets[size_t(r)], size_t(sizes[size_t(r)])});
       while (!in.done()) {
-        Incoming s;
+        const StateId gid = in.u32();
+        if (gid < a || gid >= b) throw std::logic_error("dist: a gathered state out of its chunk");
+        Incoming& s = chunk[gid - a];  // its vectors keep their room from chunk to chunk
+        s.gid = gid;
         read_state(in, words, s);
-        if (s.gid < a || s.gid >= b) throw std::logic_error("dist: a gathered state out of its chunk");
-        chunk[s.gid - a] = std::move(s);
       }
     }
     const StateId base = g.add_states(b - a);
