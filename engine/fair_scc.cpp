@@ -82,32 +82,42 @@ class SccFinder {
   uint32_t counter_ = 0;
 };
 
+}  // namespace
+
+std::optional<FairScc> first_fair_scc(const StateGraph& g, const Subgraph& sub, bool roots_everywhere, Fairness f,
+                                      bool need_unstable) {
+  std::vector<char> in_scc(g.num_states(), 0);
+  FairScc out;
+  std::optional<CycleTargets> targets;
+  SccFinder finder(g, sub);
+  auto on_scc = [&](const std::vector<StateId>& scc) {
+    targets = qualify(g, sub, scc, in_scc, f, need_unstable);
+    if (targets) out.members = scc;
+    return targets.has_value();
+  };
+  if (roots_everywhere) {
+    for (StateId s = 0; s < g.num_states() && !targets; ++s) finder.run_from(s, on_scc);
+  } else if (g.num_states() > 0) {
+    finder.run_from(0, on_scc);
+  }
+  if (!targets) return std::nullopt;
+  out.targets = std::move(*targets);
+  out.buffer = finder.release();
+  return out;
+}
+
+namespace {
+
 // Searches the subgraph for a qualifying SCC and builds its lasso (its stem
-// through `stem_states`).
-// The lasso is built after the finder is done, in its memory: the peak is
-// the finder's 4 bytes and a bit per state, plus 1 for in_scc.
+// through `stem_states`). The lasso is built after the finder is done, in
+// its memory: the peak is the finder's 4 bytes and a bit per state, plus 1
+// for in_scc.
 std::optional<Lasso> search(const StateGraph& g, const Subgraph& sub, bool roots_everywhere, Fairness f,
                             bool need_unstable, StemStates stem_states) {
+  auto scc = first_fair_scc(g, sub, roots_everywhere, f, need_unstable);
+  if (!scc) return std::nullopt;
   std::vector<char> in_scc(g.num_states(), 0);
-  std::vector<StateId> members;
-  std::optional<CycleTargets> targets;
-  std::vector<StateId> buffer;
-  {
-    SccFinder finder(g, sub);
-    auto on_scc = [&](const std::vector<StateId>& scc) {
-      targets = qualify(g, sub, scc, in_scc, f, need_unstable);
-      if (targets) members = scc;
-      return targets.has_value();
-    };
-    if (roots_everywhere) {
-      for (StateId s = 0; s < g.num_states() && !targets; ++s) finder.run_from(s, on_scc);
-    } else if (g.num_states() > 0) {
-      finder.run_from(0, on_scc);
-    }
-    if (!targets) return std::nullopt;
-    buffer = finder.release();
-  }
-  return build_lasso(g, sub, members, *targets, stem_states, in_scc, std::move(buffer));
+  return build_lasso(g, sub, scc->members, scc->targets, stem_states, in_scc, std::move(scc->buffer));
 }
 
 }  // namespace

@@ -5,11 +5,24 @@
 #pragma once
 
 #include <optional>
+#include <vector>
 
 #include "engine/analysis.hpp"
 #include "engine/subgraph.hpp"
 
 namespace ddsmc::engine {
+
+// A fair SCC and what a witness cycle through it must visit.
+struct FairScc {
+  std::vector<StateId> members;  // in the order Tarjan popped them
+  CycleTargets targets;
+  std::vector<StateId> buffer;   // the finder's per-state array, for the path searches to reuse
+};
+
+// The first maximal SCC of the subgraph that qualifies, by one Tarjan from
+// every kept state in id order (roots_everywhere) or from state 0.
+std::optional<FairScc> first_fair_scc(const StateGraph& g, const Subgraph& sub, bool roots_everywhere, Fairness f,
+                                      bool need_unstable);
 
 // The lasso of a fair SCC of the subgraph, if it has one. Sequentially: one
 // Tarjan over the subgraph (roots: every kept state for sometimes-*, state 0

@@ -1,17 +1,12 @@
 #include "engine/lasso.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "engine/fairness.hpp"
 
 namespace ddsmc::engine {
 namespace {
-
-// Paths as (states, edges); states[0] is where the path starts.
-struct Path {
-  std::vector<StateId> states;
-  std::vector<Edge> edges;
-};
 
 // Shortest paths by BFS from a state to one satisfying `goal`, moving only
 // along allowed edges. One finder serves all the searches of a lasso: its
@@ -54,6 +49,40 @@ class PathFinder {
     }
     return std::nullopt;
   }
+
+  // The stem's search (docs/engine.md §10): level by level, a state's
+  // parent is the least state of the level before with an allowed edge to
+  // it, and the path ends at the least goal state of the first level that
+  // has one. Unlike find()'s FIFO order this rule needs no order inside a
+  // level, so the distributed analysis (dist/stem.hpp) follows it too.
+  template <class Allowed, class Goal>
+  std::optional<Path> find_by_levels(StateId from, Allowed&& allowed, Goal&& goal) {
+    if (goal(from)) return Path{{from}, {}};
+    reset();
+    trimmed_ = true;  // (the levels are not kept: reset by a fill)
+    parent_[from] = from;
+    std::vector<StateId> level{from}, next;
+    while (!level.empty()) {
+      std::sort(level.begin(), level.end());
+      next.clear();
+      StateId found = kNoState;
+      for (StateId v : level) {
+        cancel_.poll();
+        for (const Edge& e : g_.edges(v)) {
+          if (parent_[e.target] != kNoState || !allowed(v, e)) continue;
+          parent_[e.target] = v;
+          next.push_back(e.target);
+          if (goal(e.target)) found = std::min(found, e.target);
+        }
+      }
+      if (found != kNoState) return build(from, found, allowed);
+      level.swap(next);
+    }
+    return std::nullopt;
+  }
+
+  // Hands the parent array back (for the next finder to reuse).
+  std::vector<StateId> release() { return std::move(parent_); }
 
  private:
   static constexpr size_t kTrimFrom = size_t{1} << 16;
@@ -126,14 +155,10 @@ std::optional<CycleTargets> qualify(const StateGraph& g, const Subgraph& sub, co
   return t;
 }
 
-Lasso build_lasso(const StateGraph& g, const Subgraph& sub, const std::vector<StateId>& members,
-                  const CycleTargets& targets, StemStates stem_states, std::vector<char>& in_scc,
-                  std::vector<StateId> buffer) {
+Path build_cycle(const StateGraph& g, const Subgraph& sub, const std::vector<StateId>& members,
+                 const CycleTargets& targets, StateId entry, std::vector<char>& in_scc, std::vector<StateId> buffer) {
   for (StateId s : members) in_scc[s] = 1;
-  auto stem_allowed = [&](StateId, const Edge& e) { return !stem_states || (*stem_states)(e.target); };
   PathFinder paths(g, *sub.cancel, std::move(buffer));
-  Path stem = *paths.find(0, stem_allowed, [&](StateId s) { return in_scc[s] != 0; });
-  StateId entry = stem.states.back();
   auto inside = [&](StateId, const Edge& e) { return in_scc[e.target] && sub.keeps(e); };
 
   Path cycle{{entry}, {}};
@@ -164,6 +189,21 @@ Lasso build_lasso(const StateGraph& g, const Subgraph& sub, const std::vector<St
       append(cycle, *back);
     }
   }
+  for (StateId s : members) in_scc[s] = 0;
+  return cycle;
+}
+
+Path stem_path(const StateGraph& g, StemStates stem_states, const std::vector<char>& goal, Cancellation& cancel,
+               std::vector<StateId>& buffer) {
+  auto allowed = [&](StateId, const Edge& e) { return !stem_states || (*stem_states)(e.target); };
+  PathFinder paths(g, cancel, std::move(buffer));
+  auto stem = paths.find_by_levels(0, allowed, [&](StateId s) { return goal[s] != 0; });
+  if (!stem) throw std::logic_error("analysis: no stem to a fair SCC");
+  buffer = paths.release();
+  return std::move(*stem);
+}
+
+Lasso join_lasso(const Path& stem, const Path& cycle) {
   Lasso l;
   l.states = stem.states;
   l.edges = stem.edges;
@@ -172,6 +212,15 @@ Lasso build_lasso(const StateGraph& g, const Subgraph& sub, const std::vector<St
   l.states.insert(l.states.end(), cycle.states.begin() + 1, cycle.states.end() - 1);
   l.edges.insert(l.edges.end(), cycle.edges.begin(), cycle.edges.end());
   return l;
+}
+
+Lasso build_lasso(const StateGraph& g, const Subgraph& sub, const std::vector<StateId>& members,
+                  const CycleTargets& targets, StemStates stem_states, std::vector<char>& in_scc,
+                  std::vector<StateId> buffer) {
+  for (StateId s : members) in_scc[s] = 1;
+  Path stem = stem_path(g, stem_states, in_scc, *sub.cancel, buffer);
+  for (StateId s : members) in_scc[s] = 0;
+  return join_lasso(stem, build_cycle(g, sub, members, targets, stem.states.back(), in_scc, std::move(buffer)));
 }
 
 }  // namespace ddsmc::engine

@@ -16,6 +16,23 @@ namespace ddsmc::engine {
 std::optional<CycleTargets> qualify(const StateGraph& g, const Subgraph& sub, const std::vector<StateId>& members,
                                     std::vector<char>& in_scc, Fairness fairness, bool need_unstable);
 
+// The stem: a shortest path from state 0 through `stem_states` (all:
+// nullptr) to a state with goal[s] set, by levels: a state's parent is the
+// least state of the level before with an edge to it, and the path ends at
+// the least goal state of the first level that has one (the rule
+// dist/stem.hpp follows over the ranks). `buffer`: an array for the search
+// to use and hand back. No such path: std::logic_error.
+Path stem_path(const StateGraph& g, StemStates stem_states, const std::vector<char>& goal, Cancellation& cancel,
+               std::vector<StateId>& buffer);
+
+// A cycle from `entry` (a member) through every target and back, inside the
+// SCC, by FIFO searches. `in_scc`: all zero, per state (left so).
+Path build_cycle(const StateGraph& g, const Subgraph& sub, const std::vector<StateId>& members,
+                 const CycleTargets& targets, StateId entry, std::vector<char>& in_scc, std::vector<StateId> buffer);
+
+// The stem, then the cycle from where the stem ends.
+Lasso join_lasso(const Path& stem, const Path& cycle);
+
 // A lasso: the stem from the initial state to the SCC, then a cycle through
 // every target, back to where it entered. `in_scc`: all zero, per state;
 // `buffer`: an array for the path searches to reuse.

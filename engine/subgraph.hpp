@@ -24,6 +24,13 @@ struct Subgraph {
 // The states a stem may go through: all (nullptr), or those kept.
 using StemStates = const std::function<bool(StateId)>*;
 
+// A path as (states, edges); states[0] is where it starts, edges[i] leads
+// from states[i] to states[i + 1].
+struct Path {
+  std::vector<StateId> states;
+  std::vector<Edge> edges;
+};
+
 // What a fair cycle through an SCC has to visit: for every arc, a state with
 // that channel empty or an edge serving it; maybe one non-stable edge.
 struct CycleTargets {
