@@ -15,8 +15,11 @@
 #include "app/output.hpp"
 #include "app/ranks.hpp"
 #include "app/runtime.hpp"
+#include "dist/analysis.hpp"
 #include "dist/consensus.hpp"
+#include "dist/directory.hpp"
 #include "dist/explore.hpp"
+#include "dist/mailbox.hpp"
 #include "engine/analysis.hpp"
 #include "engine/bfs_tree.hpp"
 #include "engine/d2c/system.hpp"
@@ -78,11 +81,49 @@ class HumanText {
   CheckOutcome& o_;
 };
 
+// The collective steps of a distributed check after its exploration
+// (docs/dist.md, "The distributed analysis"): rank 0 sends each as a
+// command, then runs it with the others (serve_one()).
+class DistSteps {
+ public:
+  DistSteps(const Ranks& ranks, const dist::Shard& shard, const dist::Directory* dir,
+            const hashing::StateLayout& layout, engine::Fairness fairness, engine::Cancellation& cancel)
+      : ranks_(ranks), shard_(shard), dir_(dir), layout_(layout), fairness_(fairness), cancel_(cancel) {}
+
+  engine::Verdict analyze(engine::Property p, bool complete) const {
+    if (ranks_.root()) ranks_.command({kAnalyze, static_cast<uint32_t>(p), complete});
+    return dist::analyze(shard_, directory(), layout_, p, fairness_, complete, cancel_, ranks_.comm());
+  }
+  std::vector<engine::StateId> bound_path(engine::StateId target, engine::StateId parent) const {
+    if (ranks_.root()) ranks_.command({kBoundPath, target, parent});
+    return dist::bfs_tree_path(shard_, directory(), target, parent, cancel_, ranks_.comm());
+  }
+  void serve_one(const std::vector<uint32_t>& a) const {
+    if (a.size() == 3 && a[0] == kAnalyze) analyze(static_cast<engine::Property>(a[1]), a[2] != 0);
+    if (a.size() == 3 && a[0] == kBoundPath) bound_path(a[1], a[2]);
+  }
+
+ private:
+  enum : uint32_t { kAnalyze = 1, kBoundPath = 2 };
+  // (no directory: building it ran out of memory on some rank, and every rank knows)
+  const dist::Directory& directory() const {
+    if (!dir_) throw engine::Cancelled(StopReason::OutOfMemory);
+    return *dir_;
+  }
+  const Ranks& ranks_;
+  const dist::Shard& shard_;
+  const dist::Directory* dir_;
+  const hashing::StateLayout& layout_;
+  engine::Fairness fairness_;
+  engine::Cancellation& cancel_;
+};
+
 // Where the states' encodings are: in the graph, or under MPI with the
-// ranks that own them.
+// ranks that own them (and the steps run over all of them).
 struct StateSource {
   const Ranks* ranks = nullptr;
   const dist::Shard* shard = nullptr;
+  const DistSteps* steps = nullptr;
 };
 
 std::string file_bytes(const std::string& path) {
@@ -130,7 +171,10 @@ void decide(CheckOutcome& o, const StateSource& src, const std::vector<engine::P
   if (res.violation) {  // nothing is analysed (semantics.md §5)
     std::vector<engine::StateId> path;  // read back from the edges: one pass, 4 B per state
     o.bound_run_stopped =
-        guarded([&] { path = engine::bfs_tree_path(res.graph, res.violating_state, res.violating_parent, cancel); });
+        guarded([&] {
+          path = src.steps ? src.steps->bound_path(res.violating_state, res.violating_parent)
+                           : engine::bfs_tree_path(res.graph, res.violating_state, res.violating_parent, cancel);
+        });
     if (o.bound_run_stopped == StopReason::None)
       o.bound_run_stopped = lift_run(o, src, engine::path_hops(path), cancel, o.bound_run);
     o.note_stop(o.bound_run_stopped);
@@ -139,7 +183,10 @@ void decide(CheckOutcome& o, const StateSource& src, const std::vector<engine::P
   }
   for (auto& p : o.properties) {
     const auto t0 = std::chrono::steady_clock::now();
-    p.stopped = guarded([&] { p.verdict = engine::analyze(res.graph, p.property, fairness, res.complete, cancel); });
+    p.stopped = guarded([&] {
+      p.verdict = src.steps ? src.steps->analyze(p.property, res.complete)
+                            : engine::analyze(res.graph, p.property, fairness, res.complete, cancel);
+    });
     o.analysis_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (p.stopped == StopReason::None && p.verdict.lasso) {
       const auto& l = *p.verdict.lasso;
@@ -231,12 +278,23 @@ int run_check(const CheckOptions& opts) {
   engine::ExploreResult res = ranks ? dist::explore(engine::D2cSystem(cm), eo, ranks->comm(), shard) : engine::explore(cm, eo);
   if (ranks) res.rank_peak_rss = ranks->all(peak_rss_bytes());
   if (shard) shard->end_exploration();
-  if (ranks && !root) {  // rank 0 analyses the graph it gathered
+  cancel.set_grace(kGrace);
+  // Under MPI: where each state lives (every rank, or none when a rank ran
+  // out of memory), then rank 0 leads the analysis and the others serve.
+  std::unique_ptr<dist::Directory> dir;
+  std::unique_ptr<DistSteps> steps;
+  if (ranks) {
+    const StopReason r = dist::stop_of(
+        [&] { dir = std::make_unique<dist::Directory>(shard->gids(), engine::StateId(res.num_states()), ranks->comm()); });
+    if (ranks->worst(static_cast<int>(r)) != 0) dir.reset();
+    steps = std::make_unique<DistSteps>(*ranks, *shard, dir.get(), cm.layout, fairness, cancel);
+  }
+  if (ranks && !root) {
     release_free_memory();
-    return ranks->serve(*shard);
+    return ranks->serve(*shard, [&](const std::vector<uint32_t>& args) { steps->serve_one(args); });
   }
   if (ranks) ranks->explored();
-  const StateSource src{ranks.get(), shard.get()};
+  const StateSource src{ranks.get(), shard.get(), steps.get()};
   // The analysis and the traces read states back, never look them up: the
   // visited set and the tree's index go, and with them the exploration's
   // buffers malloc still holds.
@@ -245,7 +303,6 @@ int run_check(const CheckOptions& opts) {
   // The exploration's memory is free again: set the reserve aside anew, so
   // that the analysis is guarded as the exploration was.
   if (res.incomplete_reason == engine::stop_reason_name(StopReason::OutOfMemory)) refill_memory_reserve();
-  cancel.set_grace(kGrace);
 
   CheckOutcome o{opts, *m, cm, res, {}, {}, {}, {}, memory_limit};
   HumanText human(json_out == &Output::standard() ? Output::standard_error() : Output::standard(), o);
@@ -257,7 +314,7 @@ int run_check(const CheckOptions& opts) {
     std::fprintf(stderr,
                  "ddsmc: stopped at the memory limit of %s (--memory) with %llu states; raise --memory to go "
                  "further (this machine has %s)\n",
-                 format_bytes(memory_limit).c_str(), static_cast<unsigned long long>(res.graph.num_states()),
+                 format_bytes(memory_limit).c_str(), static_cast<unsigned long long>(res.num_states()),
                  format_bytes(available_memory()).c_str());
 
   bool full = true;

@@ -64,7 +64,7 @@ std::string header_text(const CheckOutcome& o) {
   return fmt::format("{}: network {} ({} nodes, {} arcs), fairness {}{}\n", o.opts.model.path, net.description(),
                      net.num_nodes(), net.num_arcs(), o.opts.fairness,
                      o.pruned() ? ", states beyond the bounds pruned" : "") +
-         fmt::format("states {}, transitions {}, {}, {:.2f} s\n", res.graph.num_states(), res.graph.num_edges(),
+         fmt::format("states {}, transitions {}, {}, {:.2f} s\n", res.num_states(), res.num_transitions(),
                      res.complete ? "complete" : "INCOMPLETE (" + res.incomplete_reason + ")", res.seconds);
 }
 
@@ -101,7 +101,6 @@ std::string property_text(const CheckOutcome& o, const PropertyOutcome& p) {
 
 json report_json(const CheckOutcome& o) {
   const auto& res = o.explored;
-  const auto& g = res.graph;
   const auto& ov = o.opts.model.overrides;
   json report;
   report["model"] = o.opts.model.path;
@@ -110,8 +109,8 @@ json report_json(const CheckOutcome& o) {
   report["input_bound"] = optional_json(ov.input_bound);
   report["state_bound"] = optional_json(ov.state_bound);
   report["channel_bound"] = optional_json(ov.channel_bound);
-  report["states"] = g.num_states();
-  report["transitions"] = g.num_edges();
+  report["states"] = res.num_states();
+  report["transitions"] = res.num_transitions();
   report["complete"] = res.complete;
   report["fairness"] = o.opts.fairness;
   report["within_bounds"] = o.pruned() && !res.violation;  // the initial state over a bound stops even under prune
@@ -135,12 +134,12 @@ json report_json(const CheckOutcome& o) {
                      {"peak_rss_bytes", peak_rss_bytes()},
                      {"ranks", res.ranks},
                      {"bytes_sent", res.bytes_sent},
-                     {"rank_states", res.rank_states.empty() ? std::vector<uint64_t>{g.num_states()} : res.rank_states},
+                     {"rank_states", res.rank_states.empty() ? std::vector<uint64_t>{res.num_states()} : res.rank_states},
                      {"rank_peak_rss_bytes", res.rank_peak_rss.empty() ? std::vector<uint64_t>{peak_rss_bytes()} : res.rank_peak_rss},
                      {"rank0_seconds", rank_seconds_json(res)},
                      {"threads", res.threads},
                      {"memory_limit_bytes", o.memory_limit},
-                     {"bytes_per_state", g.num_states() ? double(res.memory.total()) / g.num_states() : 0.0},
+                     {"bytes_per_state", res.num_states() ? double(res.memory.total()) / double(res.num_states()) : 0.0},
                      {"memory", memory_json(res.memory)},
                      {"canonical",
                       {{"calls", res.canonical.calls},
@@ -178,7 +177,7 @@ std::string_view minimal_report_json(const CheckOutcome& o, char* buf, size_t si
                               "{{\"states\": {}, \"transitions\": {}, \"complete\": false, "
                               "\"incomplete_reason\": \"out-of-memory\", \"fairness\": \"{}\", "
                               "\"bound_exceeded\": null, \"properties\": {{",
-                              o.explored.graph.num_states(), o.explored.graph.num_edges(),
+                              o.explored.num_states(), o.explored.num_transitions(),
                               o.opts.fairness == "none" ? "none" : "channel");
   auto used = [&] { return std::min<size_t>(size, out.out - buf); };
   const char* sep = "";

@@ -11,7 +11,7 @@ namespace ddsmc::app {
 namespace {
 
 // Point-to-point tags on MPI_COMM_WORLD after the exploration.
-enum Tag : int { kFetch = 101, kBytes = 102, kDone = 103 };
+enum Tag : int { kFetch = 101, kBytes = 102, kDone = 103, kCommand = 104 };
 
 }  // namespace
 
@@ -68,7 +68,12 @@ std::unordered_map<engine::StateId, std::string> Ranks::fetch(const std::vector<
   return out;
 }
 
-int Ranks::serve(const dist::Shard& shard) const {
+void Ranks::command(const std::vector<uint32_t>& args) const {
+  for (int r = 1; r < size(); ++r)
+    MPI_Send(args.data(), static_cast<int>(args.size()), MPI_UINT32_T, r, kCommand, MPI_COMM_WORLD);
+}
+
+int Ranks::serve(const dist::Shard& shard, const OnCommand& on_command) const {
   for (;;) {
     int ready = 0;
     MPI_Status status;
@@ -86,6 +91,14 @@ int Ranks::serve(const dist::Shard& shard) const {
     MPI_Get_count(&status, MPI_UINT32_T, &n);
     std::vector<engine::StateId> ids(static_cast<size_t>(n));
     MPI_Recv(ids.data(), n, MPI_UINT32_T, 0, status.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (status.MPI_TAG == kCommand) {
+      try {
+        on_command(ids);
+      } catch (const std::exception&) {
+        // (a stop every rank agreed on, or a failure rank 0 reports)
+      }
+      continue;
+    }
     std::vector<uint8_t> reply;
     dist::Writer out(reply);
     for (engine::StateId id : ids)

@@ -1,13 +1,15 @@
 // `ddsmc check` as one rank of an MPI job (docs/dist.md): started when the
 // process was launched by mpirun or srun, else the check runs as one
 // process. Rank 0 prints and writes every file; all ranks agree on
-// whether to go on. After the exploration rank 0 analyses while the
-// others serve it the encodings of the states its traces pass through,
-// and every rank exits with rank 0's code.
+// whether to go on. After the exploration rank 0 leads: the others serve
+// its commands (each analysis, a bound's path, collective over the ranks)
+// and the encodings of the states its traces pass through, and every rank
+// exits with rank 0's code.
 #pragma once
 
 #include <mpi.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -44,10 +46,15 @@ class Ranks {
   // own them (this rank's is `mine`), while the others serve().
   std::unordered_map<engine::StateId, std::string> fetch(const std::vector<engine::StateId>& ids,
                                                          const dist::Shard& mine) const;
-  // The other ranks: answer rank 0's fetches, sleeping in between so that
-  // rank 0's analysis has the cores, until rank 0 finishes; returns its
-  // exit code.
-  int serve(const dist::Shard& shard) const;
+  // Collective steps after the exploration (the distributed analysis):
+  // rank 0 calls command() and then runs the step; the others run it when
+  // serve() receives the command. `args` say what to run.
+  using OnCommand = std::function<void(const std::vector<uint32_t>& args)>;
+  void command(const std::vector<uint32_t>& args) const;
+  // The other ranks: answer rank 0's fetches and commands (on_command runs
+  // the step; what it throws is rank 0's to report), sleeping in between,
+  // until rank 0 finishes; returns its exit code.
+  int serve(const dist::Shard& shard, const OnCommand& on_command) const;
   // Rank 0, once the exploration is over: the others now serve() until
   // finish().
   void explored() { explored_ = true; }

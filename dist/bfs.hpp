@@ -24,11 +24,11 @@
 #include <tuple>
 #include <vector>
 
-#include "dist/gather.hpp"
 #include "dist/link.hpp"
 #include "dist/shard.hpp"
 #include "dist/offers.hpp"
 #include "dist/wire.hpp"
+#include "engine/explore.hpp"
 #include "engine/level.hpp"
 #include "engine/parallel.hpp"
 #include "engine/workers.hpp"
@@ -148,7 +148,7 @@ class DistBfs {
 
   void run();
 
-  // Sums the figures over the ranks and gathers the graph on rank 0.
+  // Sums the figures over the ranks.
   void finish();
 
   std::unique_ptr<Shard> take_shard() { return std::make_unique<Shard>(std::move(local_), std::move(gids_)); }
@@ -273,7 +273,7 @@ class DistBfs {
   std::atomic<bool> violation_{false};
   std::vector<uint8_t> rec_;     // a record being written (main thread)
   struct {
-    double expand = 0, send = 0, offers = 0, phases = 0, commit = 0, gather = 0;
+    double expand = 0, send = 0, offers = 0, phases = 0, commit = 0;
   } times_;
   Clock::time_point start_ = Clock::now(), last_progress_ = Clock::now();
 };

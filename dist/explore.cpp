@@ -24,13 +24,22 @@ void DistBfs::finish() {
   link_.allreduce(sums, MPI_UINT64_T, MPI_SUM);
   res_.canonical = {sums[0], sums[1], sums[2], sums[3], sums[4]};
   res_.bytes_sent = sums[5];
-  {
-    Timed t(times_.gather);
-    // (on this rank's arena: the calling thread runs it, so MPI stays on the main thread)
-    arena_.execute([&] { gather_graph(local_, gids_, states_, link_.collectives(), res_); });
-  }
+  // The graph stays in the shards (the analysis is distributed too,
+  // dist/analysis.hpp): the totals, each rank's count and the memory.
+  res_.sharded = true;
+  res_.shard_states = states_;
+  std::array<uint64_t, 1> edges{local_.num_edges()};
+  link_.allreduce(edges, MPI_UINT64_T, MPI_SUM);
+  res_.shard_transitions = edges[0];
+  uint64_t owned = local_.num_states();
+  res_.rank_states.assign(static_cast<size_t>(link_.size()), 0);
+  MPI_Allgather(&owned, 1, MPI_UINT64_T, res_.rank_states.data(), 1, MPI_UINT64_T, link_.collectives());
+  const engine::StateGraph::Memory m = local_.memory();
+  std::array<uint64_t, 7> mem{m.tree_nodes, m.tree_leaves, m.visited, m.roots, m.labels, m.edge_rows, m.edge_index};
+  link_.allreduce(mem, MPI_UINT64_T, MPI_SUM);
+  res_.memory = {mem[0], mem[1], mem[2], mem[3], mem[4], mem[5], mem[6]};
   res_.rank_seconds = {{"expand", times_.expand}, {"send", times_.send}, {"offers", times_.offers},
-                       {"phases", times_.phases}, {"commit", times_.commit}, {"gather", times_.gather},
+                       {"phases", times_.phases}, {"commit", times_.commit},
                        {"collectives", link_.seconds_waiting()}};
 }
 

@@ -73,6 +73,12 @@ struct ExploreResult {
   std::vector<uint64_t> rank_peak_rss;   // each rank's peak RSS at the end of the exploration (the app fills it)
   // Where this rank's exploration time went, by part (dist/explore.cpp)
   std::vector<std::pair<std::string, double>> rank_seconds;
+  // Over every rank: the distributed engine leaves the graph in shards
+  // (`graph` is then empty); one process: the graph's.
+  bool sharded = false;
+  uint64_t shard_states = 0, shard_transitions = 0;
+  uint64_t num_states() const { return sharded ? shard_states : graph.num_states(); }
+  uint64_t num_transitions() const { return sharded ? shard_transitions : graph.num_edges(); }
 };
 
 ExploreResult explore(const System& system, const ExploreOptions& opts);

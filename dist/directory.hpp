@@ -1,0 +1,47 @@
+// Where a state of a distributed graph lives (docs/dist.md, "The
+// distributed analysis"): the rank that owns each global id, and the local
+// id of each one this rank owns, in O(1). A state's owner follows from its
+// encoding's fingerprint, not from its id, so the analysis, whose edges
+// name targets by global id, looks owners up here.
+//
+// Memory: every rank keeps the owner of every state (2 bytes per state, all
+// ranks) and a bit per state with a 32-bit count per 64 states for its own
+// (1.5 bits per state).
+#pragma once
+
+#include <mpi.h>
+
+#include <bit>
+#include <cstdint>
+#include <vector>
+
+#include "engine/edge_store.hpp"
+
+namespace ddsmc::dist {
+
+class Directory {
+ public:
+  // Collective over comm: `gids` are this rank's states' global ids,
+  // ascending; `states` is their number over all ranks.
+  Directory(const std::vector<engine::StateId>& gids, engine::StateId states, MPI_Comm comm);
+
+  int me() const { return me_; }
+  int ranks() const { return ranks_; }
+  engine::StateId states() const { return states_; }
+  int owner(engine::StateId gid) const { return owner_[gid]; }
+  bool mine(engine::StateId gid) const { return (bits_[gid >> 6] >> (gid & 63)) & 1u; }
+  // The local id of a state this rank owns.
+  engine::StateId local(engine::StateId gid) const {
+    const uint64_t below = bits_[gid >> 6] & ((uint64_t{1} << (gid & 63)) - 1);
+    return base_[gid >> 6] + static_cast<engine::StateId>(std::popcount(below));
+  }
+
+ private:
+  int me_ = 0, ranks_ = 1;
+  engine::StateId states_ = 0;
+  std::vector<uint16_t> owner_;  // per global id
+  std::vector<uint64_t> bits_;   // per global id: this rank owns it
+  std::vector<uint32_t> base_;   // per 64 ids: this rank's states below them
+};
+
+}  // namespace ddsmc::dist

@@ -1,0 +1,54 @@
+#include "dist/mailbox.hpp"
+
+#include <new>
+#include <stdexcept>
+
+namespace ddsmc::dist {
+
+Mailbox::Mailbox(MPI_Comm comm, uint32_t words_per_message) : comm_(comm), words_(words_per_message) {
+  MPI_Comm_rank(comm, &me_);
+  MPI_Comm_size(comm, &ranks_);
+  const auto r = static_cast<size_t>(ranks_);
+  out_.resize(r);
+  send_counts_.resize(r);
+  recv_counts_.resize(r);
+  send_offsets_.resize(r);
+  recv_offsets_.resize(r);
+}
+
+bool Mailbox::exchange(bool busy, engine::StopReason stop) {
+  int vote[2] = {busy || queued_ > 0, static_cast<int>(stop)};
+  MPI_Allreduce(MPI_IN_PLACE, vote, 2, MPI_INT, MPI_MAX, comm_);
+  if (vote[1] != 0) throw engine::Cancelled(static_cast<engine::StopReason>(vote[1]));
+  in_.clear();
+  if (!vote[0]) return false;
+  ++supersteps_;
+  send_.clear();
+  for (size_t r = 0; r < out_.size(); ++r) {
+    send_offsets_[r] = static_cast<int>(send_.size());
+    send_counts_[r] = static_cast<int>(out_[r].size());
+    if (static_cast<int>(r) != me_) bytes_sent_ += out_[r].size() * sizeof(uint32_t);
+    send_.insert(send_.end(), out_[r].begin(), out_[r].end());
+    out_[r].clear();
+  }
+  queued_ = 0;
+  MPI_Alltoall(send_counts_.data(), 1, MPI_INT, recv_counts_.data(), 1, MPI_INT, comm_);
+  size_t total = 0;
+  for (size_t r = 0; r < out_.size(); ++r) {
+    recv_offsets_[r] = static_cast<int>(total);
+    total += static_cast<size_t>(recv_counts_[r]);
+    if (total > size_t{1} << 30) throw std::length_error("dist: a superstep of over 2^30 words");
+  }
+  in_.resize(total);
+  MPI_Alltoallv(send_.data(), send_counts_.data(), send_offsets_.data(), MPI_UINT32_T, in_.data(),
+                recv_counts_.data(), recv_offsets_.data(), MPI_UINT32_T, comm_);
+  return true;
+}
+
+void agree_on_stop(MPI_Comm comm, engine::StopReason stop) {
+  int worst = static_cast<int>(stop);
+  MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_INT, MPI_MAX, comm);
+  if (worst != 0) throw engine::Cancelled(static_cast<engine::StopReason>(worst));
+}
+
+}  // namespace ddsmc::dist

@@ -1,0 +1,82 @@
+// Messages between the ranks of the distributed analysis (docs/dist.md,
+// "The distributed analysis"), in bulk-synchronous supersteps: each rank
+// works on its states, queuing a message per edge into a state another
+// rank owns, then every rank exchanges its queues at once
+// (MPI_Alltoallv). A message is a fixed number of 32-bit words.
+//
+// Termination: before each exchange the ranks agree (one MPI_Allreduce)
+// on whether any of them has work left or a message to send. When none
+// has, the pass is over: an exchange completes every message it starts, so
+// nothing is in transit then, and a rank only gets work from messages.
+// The same vote carries stops: a rank that was interrupted, ran out of
+// memory or hit its limit says so, and every rank throws Cancelled with
+// the worst reason, together, so that no rank waits for one that left.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "dist/directory.hpp"
+#include "engine/cancel.hpp"
+
+namespace ddsmc::dist {
+
+class Mailbox {
+ public:
+  // A queue holds at most this many words before its rank must exchange.
+  static constexpr size_t kFullWords = size_t{1} << 22;
+
+  Mailbox(MPI_Comm comm, uint32_t words_per_message);
+  int me() const { return me_; }
+  int ranks() const { return ranks_; }
+
+  void send(int to, const uint32_t* message) {
+    auto& q = out_[static_cast<size_t>(to)];
+    q.insert(q.end(), message, message + words_);
+    queued_ += words_;
+  }
+  bool full() const { return queued_ >= kFullWords; }
+
+  // Collective. `busy`: this rank has work left besides its queues;
+  // `stop`: a stop it saw (StopReason::None: none). Throws Cancelled on
+  // every rank if any stopped; returns false, having moved nothing, when
+  // no rank was busy or had a message; otherwise delivers every queue and
+  // returns true (received() holds this rank's messages).
+  bool exchange(bool busy, engine::StopReason stop);
+  const std::vector<uint32_t>& received() const { return in_; }
+  uint32_t words() const { return words_; }
+
+  uint64_t supersteps() const { return supersteps_; }
+  uint64_t bytes_sent() const { return bytes_sent_; }
+
+ private:
+  MPI_Comm comm_;
+  int me_ = 0, ranks_ = 1;
+  uint32_t words_;
+  std::vector<std::vector<uint32_t>> out_;
+  size_t queued_ = 0;
+  std::vector<uint32_t> send_, in_;
+  std::vector<int> send_counts_, recv_counts_, send_offsets_, recv_offsets_;
+  uint64_t supersteps_ = 0, bytes_sent_ = 0;
+};
+
+// Runs `work` and returns the stop it threw (Cancelled, or std::bad_alloc
+// as OutOfMemory), for the next vote.
+template <class Work>
+engine::StopReason stop_of(Work&& work) {
+  try {
+    work();
+  } catch (const engine::Cancelled& c) {
+    return c.reason();
+  } catch (const std::bad_alloc&) {
+    return engine::StopReason::OutOfMemory;
+  }
+  return engine::StopReason::None;
+}
+
+// Collective: throws Cancelled on every rank if any rank's `stop` is one.
+void agree_on_stop(MPI_Comm comm, engine::StopReason stop);
+
+}  // namespace ddsmc::dist

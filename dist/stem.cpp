@@ -1,0 +1,115 @@
+#include "dist/stem.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "dist/mailbox.hpp"
+
+namespace ddsmc::dist {
+
+using engine::Edge;
+using engine::kNoState;
+using engine::StateId;
+
+namespace {
+
+StateId min_over_ranks(StateId x, MPI_Comm comm) {
+  MPI_Allreduce(MPI_IN_PLACE, &x, 1, MPI_UINT32_T, MPI_MIN, comm);
+  return x;
+}
+
+}  // namespace
+
+engine::Path stem_path(const Shard& shard, const Directory& dir, const std::function<bool(StateId)>* keep,
+                       const std::vector<StateId>& goals, engine::Cancellation& cancel, MPI_Comm comm) {
+  const engine::StateGraph& g = shard.graph();
+  const std::vector<StateId>& gids = shard.gids();
+  auto is_goal = [&](StateId gid) { return std::binary_search(goals.begin(), goals.end(), gid); };
+  engine::Path path;
+  path.states.push_back(0);
+  if (is_goal(0)) return path;
+  // Per local state: its parent (a global id), kNoState while unseen;
+  // fresh: seen in the level being built, where its parent may still get
+  // smaller.
+  std::vector<StateId> parent(g.num_states(), kNoState);
+  std::vector<char> fresh(g.num_states(), 0);
+  std::vector<StateId> level, next;
+  if (dir.mine(0)) {
+    parent[dir.local(0)] = 0;
+    level.push_back(dir.local(0));
+  }
+  auto offer = [&](StateId t, StateId from) {
+    if (keep && !(*keep)(t)) return;
+    if (parent[t] == kNoState) {
+      parent[t] = from;
+      fresh[t] = 1;
+      next.push_back(t);
+    } else if (fresh[t] && from < parent[t]) {
+      parent[t] = from;
+    }
+  };
+  Mailbox box(comm, 2);
+  StateId found = kNoState;
+  for (;;) {
+    // One level: every edge out of it offers its source as its target's parent.
+    next.clear();
+    size_t i = 0;
+    for (;;) {
+      const engine::StopReason stop = stop_of([&] {
+        for (; i < level.size() && !box.full(); ++i) {
+          cancel.poll();
+          const StateId from = gids[level[i]];
+          for (const Edge& e : g.edges(level[i])) {
+            if (dir.mine(e.target)) {
+              offer(dir.local(e.target), from);
+            } else {
+              const uint32_t msg[2] = {e.target, from};
+              box.send(dir.owner(e.target), msg);
+            }
+          }
+        }
+      });
+      if (!box.exchange(i < level.size(), stop)) break;
+      const auto& in = box.received();
+      for (size_t k = 0; k + 1 < in.size(); k += 2) offer(dir.local(in[k]), in[k + 1]);
+    }
+    StateId goal = kNoState;
+    for (StateId t : next) {
+      fresh[t] = 0;
+      if (is_goal(gids[t])) goal = std::min(goal, gids[t]);
+    }
+    uint64_t counts[1] = {next.size()};
+    MPI_Allreduce(MPI_IN_PLACE, counts, 1, MPI_UINT64_T, MPI_SUM, comm);
+    found = min_over_ranks(goal, comm);
+    if (found != kNoState) break;
+    if (counts[0] == 0) throw std::logic_error("dist: no stem to a fair SCC");
+    level.swap(next);
+  }
+  // Back from the goal: each state's owner gives its parent, then the
+  // parent's owner the first edge (in its row) into the child.
+  std::vector<StateId> back{found};
+  std::vector<Edge> edges;
+  for (StateId s = found; s != 0;) {
+    const StateId p = min_over_ranks(dir.mine(s) ? parent[dir.local(s)] : kNoState, comm);
+    if (p == kNoState) throw std::logic_error("dist: a stem state without a parent");
+    uint32_t label = 0xffffffffu;
+    if (dir.mine(p))
+      for (const Edge& e : g.edges(dir.local(p)))
+        if (e.target == s) {
+          label = e.label;
+          break;
+        }
+    MPI_Allreduce(MPI_IN_PLACE, &label, 1, MPI_UINT32_T, MPI_MIN, comm);
+    Edge e;
+    e.target = s;
+    e.label = label;
+    edges.push_back(e);
+    back.push_back(p);
+    s = p;
+  }
+  path.states.assign(back.rbegin(), back.rend());
+  path.edges.assign(edges.rbegin(), edges.rend());
+  return path;
+}
+
+}  // namespace ddsmc::dist
