@@ -1,6 +1,7 @@
 #include "dist/directory.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <stdexcept>
 
 namespace ddsmc::dist {

@@ -11,7 +11,6 @@
 
 #include <mpi.h>
 
-#include <bit>
 #include <cstdint>
 #include <vector>
 
@@ -33,10 +32,18 @@ class Directory {
   // The local id of a state this rank owns.
   engine::StateId local(engine::StateId gid) const {
     const uint64_t below = bits_[gid >> 6] & ((uint64_t{1} << (gid & 63)) - 1);
-    return base_[gid >> 6] + static_cast<engine::StateId>(std::popcount(below));
+    return base_[gid >> 6] + ones(below);
   }
 
  private:
+  // std::popcount is a library call without -mpopcnt (the build targets
+  // any x86-64): a few inline operations instead.
+  static engine::StateId ones(uint64_t x) {
+    x = x - ((x >> 1) & 0x5555555555555555ull);
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+    return static_cast<engine::StateId>((x * 0x0101010101010101ull) >> 56);
+  }
   int me_ = 0, ranks_ = 1;
   engine::StateId states_ = 0;
   std::vector<uint16_t> owner_;  // per global id

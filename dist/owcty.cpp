@@ -14,6 +14,7 @@ using engine::kSurvives;
 
 constexpr uint8_t kReached = 4;   // reached by the current reachability pass
 constexpr uint8_t kHasEdges = 8;  // it has kept edges (without, no pass reads its edges)
+constexpr uint8_t kPending = 16;  // on the work list of the current pass
 
 struct Acceptance {
   bool unstable = false;
@@ -56,19 +57,31 @@ class Fixpoint {
   bool keeps(const Edge& e) const { return !q_.stable_edges_only || e.stable(); }
   bool survives(StateId s) const { return flags_[s] & kSurvives; }
 
-  // One pass: seed(s) for every local state, and process(v) for every state
-  // put on the work list; both hand edges' targets to route(), which applies
-  // apply(t) at once to a local target and queues a message for a remote
-  // one (applied by its owner). apply(t) returns whether t joins the work
-  // list. Returns how many states joined it over all ranks (seeds included:
-  // seed() pushes through push()).
+  // One pass: seed(s) for every local state, and process(v) once for every
+  // state put on the work list (flag kPending); both hand edges' targets to
+  // route(), which applies apply(t) at once to a local target and queues a
+  // message for a remote one (applied by its owner). apply(t) returns
+  // whether t joins the work list. Returns how many states joined it over
+  // all ranks (seed() pushes through push()).
+  //
+  // As in engine/owcty.cpp, the work goes by sweeps over the local states
+  // in id order while it is plenty: a sweep processes every pending state
+  // it meets, those put on the list ahead of it included (ids follow the
+  // BFS, so most edges lead forward), and reads flags and edges in memory
+  // order. States put on the list behind the sweep, or once it is over,
+  // wait in a list, processed last in first out, until the list holds
+  // 1/64 of the states: then another sweep.
   template <class Seed, class Process, class Apply>
   uint64_t pass(Seed&& seed, Process&& process, Apply&& apply) {
     uint64_t joined = 0;
-    work_.clear();
+    std::vector<StateId>& list = work_;
+    list.clear();
+    bool sweeping = true, seeded = false;
+    StateId cursor = 0;  // the sweep's next state
     auto push = [&](StateId s) {
-      work_.push_back(s);
+      flags_[s] |= kPending;
       ++joined;
+      if (!sweeping || s < cursor) list.push_back(s);
     };
     auto route = [&](StateId gid) {
       if (dir_.mine(gid)) {
@@ -78,22 +91,37 @@ class Fixpoint {
         box_.send(dir_.owner(gid), &gid);
       }
     };
-    StateId cursor = 0;  // the seed sweep's next state
+    auto work_on = [&](StateId v) {
+      if (!(flags_[v] & kPending)) return;
+      flags_[v] &= uint8_t(~kPending);
+      process(v, route);
+    };
     for (;;) {
       const engine::StopReason stop = stop_of([&] {
-        while (!box_.full() && (cursor < n_ || !work_.empty())) {
+        while (!box_.full()) {
           cancel_.poll();
-          // Work first, so that the list stays short; then the sweep, a chunk at a time.
-          if (!work_.empty()) {
-            const StateId v = work_.back();
-            work_.pop_back();
-            process(v, route);
+          if (sweeping) {
+            for (const StateId end = std::min<StateId>(n_, cursor + 256); cursor < end; ++cursor) {
+              if (!seeded) seed(cursor, push, route);
+              work_on(cursor);
+            }
+            if (cursor == n_) sweeping = false, seeded = true;
+          } else if (list.size() * 64 >= n_ && n_ >= 4096) {
+            list.clear();  // (every state on it is pending: the sweep meets it)
+            sweeping = true;
+            cursor = 0;
+          } else if (!list.empty()) {
+            for (int k = 0; k < 256 && !list.empty(); ++k) {
+              const StateId v = list.back();
+              list.pop_back();
+              work_on(v);
+            }
           } else {
-            for (const StateId end = std::min<StateId>(n_, cursor + 256); cursor < end;) seed(cursor++, push, route);
+            break;
           }
         }
       });
-      if (!box_.exchange(cursor < n_ || !work_.empty(), stop)) break;
+      if (!box_.exchange(sweeping || !list.empty(), stop)) break;
       for (uint32_t gid : box_.received()) {
         const StateId t = dir_.local(gid);
         if (apply(t)) push(t);
