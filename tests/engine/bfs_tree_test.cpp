@@ -9,6 +9,7 @@
 #include <deque>
 
 #include "engine/bfs_tree.hpp"
+#include "engine/lasso.hpp"
 #include "engine/d2c/compile.hpp"
 #include "engine/d2c/system.hpp"
 #include "tests/engine/reference_support.hpp"
@@ -73,6 +74,40 @@ TEST(BfsTree, EveryPathIsAShortestPathAlongEdges) {
         EXPECT_LT(path[i - 1], path[i]) << name << ": a BFS parent has the smaller id";
         EXPECT_TRUE(has_edge(g, path[i - 1], path[i])) << name << " state " << s << " hop " << i;
       }
+    }
+  }
+}
+
+// The stem rule (engine/lasso.hpp: by levels, least parent, least goal)
+// over every edge is the BFS tree: the distributed bound path relies on it
+// (dist/analysis.cpp), and the analysis's sometimes-* stems are its paths.
+TEST(BfsTree, TheStemRuleGivesTheBfsTree) {
+  for (auto [name, net] : {std::pair{"flooding", "ring:5"}, {"spanning_tree", "ring:3"}, {"leader_election", "line:2"}}) {
+    auto m = load(name, net);
+    ASSERT_TRUE(m);
+    engine::CompiledModel cm = engine::compile(*m);
+    engine::ExploreOptions opts;
+    opts.threads = 2;
+    opts.on_bound = engine::OnBound::Prune;
+    engine::ExploreResult res = engine::explore(cm, opts);
+    const engine::StateGraph& g = res.graph;
+    std::vector<char> goal(g.num_states(), 0);
+    std::vector<engine::StateId> buffer;
+    const engine::StateId step = std::max<engine::StateId>(1, g.num_states() / 100);
+    for (engine::StateId s = 0; s < g.num_states(); s += step) {
+      goal[s] = 1;
+      const engine::Path p = engine::stem_path(g, nullptr, goal, engine::Cancellation::none(), buffer);
+      goal[s] = 0;
+      EXPECT_EQ(p.states, engine::bfs_tree_path(g, s, engine::kNoState)) << name << " state " << s;
+      ASSERT_EQ(p.edges.size() + 1, p.states.size());
+      for (size_t i = 0; i < p.edges.size(); ++i) EXPECT_EQ(p.edges[i].target, p.states[i + 1]);
+    }
+    // Two goals: the least one of the first level that has one.
+    if (g.num_states() > 2) {
+      const engine::StateId a = g.num_states() - 1, b = g.num_states() / 2;
+      goal[a] = goal[b] = 1;
+      const engine::Path p = engine::stem_path(g, nullptr, goal, engine::Cancellation::none(), buffer);
+      EXPECT_EQ(p.states, engine::bfs_tree_path(g, std::min(a, b), engine::kNoState)) << name;
     }
   }
 }
