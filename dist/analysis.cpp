@@ -53,10 +53,10 @@ struct ZGraph {
   StateId mini(StateId gid) const { return static_cast<StateId>(std::lower_bound(gids.begin(), gids.end(), gid) - gids.begin()); }
 };
 
-void gather_z(const Shard& shard, const DistZ& z, MPI_Comm comm, int rank, ZGraph& out) {
+// This rank's states of Z: global id, labels, edges.
+void write_z(const Shard& shard, const DistZ& z, std::vector<uint8_t>& out) {
   const engine::StateGraph& g = shard.graph();
-  std::vector<uint8_t> mine;
-  Writer w(mine);
+  Writer w(out);
   std::vector<uint64_t> labels(g.label_words());
   for (StateId s = 0; s < g.num_states(); ++s) {
     if (!(z.flags[s] & engine::kSurvives)) continue;
@@ -71,6 +71,12 @@ void gather_z(const Shard& shard, const DistZ& z, MPI_Comm comm, int rank, ZGrap
       w.u32(e.label);
     }
   }
+}
+
+// Every rank's states of Z, on rank 0 (collective).
+std::vector<uint8_t> gather_z(const Shard& shard, const DistZ& z, MPI_Comm comm, int rank) {
+  std::vector<uint8_t> mine;
+  agree_on_stop(comm, stop_of([&] { write_z(shard, z, mine); }));
   int ranks = 1;
   MPI_Comm_size(comm, &ranks);
   std::vector<uint64_t> sizes(static_cast<size_t>(ranks));
@@ -79,13 +85,17 @@ void gather_z(const Shard& shard, const DistZ& z, MPI_Comm comm, int rank, ZGrap
   uint64_t total = 0;
   for (uint64_t s : sizes) total += s;
   if (total > (uint64_t{1} << 31) - 1) throw std::length_error("dist: the survivors Z take over 2 GiB");
+  std::vector<uint8_t> all;
+  agree_on_stop(comm, stop_of([&] { all.resize(rank == 0 ? total : 0); }));
   std::vector<int> counts(sizes.begin(), sizes.end()), offsets(sizes.size(), 0);
   for (size_t r = 1; r < offsets.size(); ++r) offsets[r] = offsets[r - 1] + counts[r - 1];
-  std::vector<uint8_t> all(rank == 0 ? total : 0);
   MPI_Gatherv(mine.data(), static_cast<int>(size), MPI_BYTE, all.data(), counts.data(), offsets.data(), MPI_BYTE, 0,
               comm);
-  if (rank != 0) return;
+  return all;
+}
 
+// H restricted to Z from the gathered bytes (rank 0).
+void build_z(const std::vector<uint8_t>& all, uint32_t words, ZGraph& out) {
   struct Entry {
     StateId gid;
     std::vector<uint64_t> labels;
@@ -96,7 +106,7 @@ void gather_z(const Shard& shard, const DistZ& z, MPI_Comm comm, int rank, ZGrap
   while (!in.done()) {
     Entry e;
     e.gid = in.u32();
-    e.labels.resize(labels.size());
+    e.labels.resize(words);
     for (auto& x : e.labels) x = in.u64();
     const uint64_t n = in.varint();
     for (uint64_t i = 0; i < n; ++i) {
@@ -160,7 +170,7 @@ class Analysis {
 
     // Rank 0: the first qualifying SCC of H[Z], as the single-process search finds it.
     ZGraph zg(layout_);
-    gather_z(shard_, z, comm_, rank_, zg);
+    std::vector<uint8_t> gathered = gather_z(shard_, z, comm_, rank_);
     z.flags = {};
     engine::Subgraph inside;
     inside.keep_state = [](StateId) { return true; };
@@ -169,6 +179,8 @@ class Analysis {
     std::optional<engine::FairScc> scc;
     std::vector<StateId> members;
     on_root(comm_, rank_, [&] {
+      build_z(gathered, shard_.graph().label_words(), zg);
+      gathered = {};
       scc = engine::first_fair_scc(zg.graph, inside, true, f_, h.need_unstable);
       if (!scc) throw std::logic_error("analysis: the OWCTY fixpoint is not empty but holds no fair SCC");
       for (StateId m : scc->members) members.push_back(zg.gids[m]);

@@ -24,6 +24,7 @@ bool Mailbox::exchange(bool busy, engine::StopReason stop) {
   if (!vote[0]) return false;
   ++supersteps_;
   send_.clear();
+  send_.reserve(queued_);  // (at most kFullWords and one record more: reserved once, kept)
   for (size_t r = 0; r < out_.size(); ++r) {
     send_offsets_[r] = static_cast<int>(send_.size());
     send_counts_[r] = static_cast<int>(out_[r].size());
@@ -39,7 +40,8 @@ bool Mailbox::exchange(bool busy, engine::StopReason stop) {
     total += static_cast<size_t>(recv_counts_[r]);
     if (total > size_t{1} << 30) throw std::length_error("dist: a superstep of over 2^30 words");
   }
-  in_.resize(total);
+  // (a rank that cannot hold what comes says so before the exchange)
+  agree_on_stop(comm_, stop_of([&] { in_.resize(total); }));
   MPI_Alltoallv(send_.data(), send_counts_.data(), send_offsets_.data(), MPI_UINT32_T, in_.data(),
                 recv_counts_.data(), recv_offsets_.data(), MPI_UINT32_T, comm_);
   return true;

@@ -1,5 +1,6 @@
 #include "dist/owcty.hpp"
 
+#include <memory>
 #include <stdexcept>
 
 #include "dist/mailbox.hpp"
@@ -247,8 +248,9 @@ class Fixpoint {
 
 DistZ owcty(const engine::StateGraph& shard, const Directory& dir, const engine::FairSccQuery& q,
             engine::Cancellation& cancel, MPI_Comm comm) {
-  Fixpoint f(shard, dir, q, cancel, comm);
-  return f.run();
+  std::unique_ptr<Fixpoint> f;
+  agree_on_stop(comm, stop_of([&] { f = std::make_unique<Fixpoint>(shard, dir, q, cancel, comm); }));
+  return f->run();
 }
 
 }  // namespace ddsmc::dist

@@ -31,8 +31,12 @@ engine::Path stem_path(const Shard& shard, const Directory& dir, const std::func
   // Per local state: its parent (a global id), kNoState while unseen;
   // fresh: seen in the level being built, where its parent may still get
   // smaller.
-  std::vector<StateId> parent(g.num_states(), kNoState);
-  std::vector<char> fresh(g.num_states(), 0);
+  std::vector<StateId> parent;
+  std::vector<char> fresh;
+  agree_on_stop(comm, stop_of([&] {
+    parent.assign(g.num_states(), kNoState);
+    fresh.assign(g.num_states(), 0);
+  }));
   std::vector<StateId> level, next;
   if (dir.mine(0)) {
     parent[dir.local(0)] = 0;
