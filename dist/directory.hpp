@@ -4,9 +4,9 @@
 // encoding's fingerprint, not from its id, so the analysis, whose edges
 // name targets by global id, looks owners up here.
 //
-// Memory: every rank keeps the owner of every state (2 bytes per state, all
-// ranks) and a bit per state with a 32-bit count per 64 states for its own
-// (1.5 bits per state).
+// Memory: every rank keeps the owner of every state (1 byte per state up
+// to 256 ranks, 2 beyond) and a bit per state with a 32-bit count per 64
+// states for its own (1.5 bits per state).
 #pragma once
 
 #include <mpi.h>
@@ -27,7 +27,7 @@ class Directory {
   int me() const { return me_; }
   int ranks() const { return ranks_; }
   engine::StateId states() const { return states_; }
-  int owner(engine::StateId gid) const { return owner_[gid]; }
+  int owner(engine::StateId gid) const { return wide_ ? owner16_[gid] : owner8_[gid]; }
   bool mine(engine::StateId gid) const { return (bits_[gid >> 6] >> (gid & 63)) & 1u; }
   // The local id of a state this rank owns.
   engine::StateId local(engine::StateId gid) const {
@@ -36,6 +36,8 @@ class Directory {
   }
 
  private:
+  template <class T>
+  void fill_owners(std::vector<T>& owner, const std::vector<engine::StateId>& gids, MPI_Datatype type, MPI_Comm comm);
   // std::popcount is a library call without -mpopcnt (the build targets
   // any x86-64): a few inline operations instead.
   static engine::StateId ones(uint64_t x) {
@@ -46,7 +48,9 @@ class Directory {
   }
   int me_ = 0, ranks_ = 1;
   engine::StateId states_ = 0;
-  std::vector<uint16_t> owner_;  // per global id
+  bool wide_ = false;              // more than 256 ranks: 16-bit owners
+  std::vector<uint8_t> owner8_;    // per global id (up to 256 ranks)
+  std::vector<uint16_t> owner16_;  // per global id (more ranks)
   std::vector<uint64_t> bits_;   // per global id: this rank owns it
   std::vector<uint32_t> base_;   // per 64 ids: this rank's states below them
 };
