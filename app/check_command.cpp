@@ -10,6 +10,7 @@
 #include <iterator>
 
 #include "app/check_report.hpp"
+#include "app/checkpointing.hpp"
 #include "app/memory_limit.hpp"
 #include "app/commands.hpp"
 #include "app/output.hpp"
@@ -254,6 +255,15 @@ int run_check(const CheckOptions& opts) {
       setup = kExitUsage;
     }
   }
+  if (!setup && (opts.checkpoint || opts.resume || opts.checkpoint_every)) {
+    const char* problem = nullptr;
+    if (ranks) problem = "--checkpoint, --checkpoint-every and --resume are not supported under MPI yet";
+    else if (opts.checkpoint_every && !opts.checkpoint) problem = "--checkpoint-every needs --checkpoint DIR";
+    if (problem) {
+      if (root) std::fprintf(stderr, "ddsmc: %s\n", problem);
+      setup = kExitUsage;
+    }
+  }
   if (setup) return setup;
   Output *json_out = outputs[0], *trace_out = outputs[1];
   engine::Fairness fairness = opts.fairness == "none" ? engine::Fairness::None : engine::Fairness::Channel;
@@ -274,8 +284,27 @@ int run_check(const CheckOptions& opts) {
   eo.on_bound = opts.on_bound == "prune" ? engine::OnBound::Prune : engine::OnBound::Stop;
   eo.cancel = &cancel;
   eo.progress = print_progress;
+  // Checkpoints (one process): periodic ones between slices, one when a
+  // signal or memory stops the exploration, and the resume.
+  Checkpointing checkpoints(opts.checkpoint, opts.checkpoint_every ? parse_duration(*opts.checkpoint_every) : std::nullopt,
+                            check_identity(opts));
+  if (checkpoints.enabled()) {
+    eo.checkpoint_due = [&] { return checkpoints.due(); };
+    eo.checkpoint = [&](const engine::ExploreResult& r, engine::StateId next) { checkpoints.write(r, next); };
+  }
+  const engine::D2cSystem system(cm);
   std::unique_ptr<dist::Shard> shard;
-  engine::ExploreResult res = ranks ? dist::explore(engine::D2cSystem(cm), eo, ranks->comm(), shard) : engine::explore(cm, eo);
+  engine::ExploreResult res(cm.layout);
+  if (ranks) {
+    res = dist::explore(system, eo, ranks->comm(), shard);
+  } else if (opts.resume) {
+    engine::StateId next = 0;
+    if (!checkpoints.restore(*opts.resume, system, res, next)) return kExitUsage;
+    engine::explore_from(system, eo, res, next);
+  } else {
+    res = engine::explore(system, eo);
+  }
+  checkpoints.after_exploration(res);
   if (ranks) res.rank_peak_rss = ranks->all(peak_rss_bytes());
   if (shard) shard->end_exploration();
   cancel.set_grace(kGrace);

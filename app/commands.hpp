@@ -33,6 +33,9 @@ struct CheckOptions {
   std::optional<std::string> trace_path;  // all traces as JSON
   size_t trace_steps = 20;                // steps shown per trace on stdout (0: all)
   bool show_witnesses = false;            // print witness runs too, not only counterexamples
+  std::optional<std::string> checkpoint;        // --checkpoint DIR
+  std::optional<std::string> checkpoint_every;  // --checkpoint-every DURATION
+  std::optional<std::string> resume;            // --resume DIR
 };
 
 struct ReplayOptions {

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "app/commands.hpp"
+#include "app/checkpointing.hpp"
 #include "app/memory_limit.hpp"
 #include "app/output.hpp"
 #include "app/runtime.hpp"
@@ -68,6 +69,17 @@ int run(int argc, char** argv) {
             return ddsmc::app::parse_memory_size(s) ? std::string() : "not a memory size (16G, 512M, 1.5G, ...): " + s;
           },
           "SIZE"));
+  check->add_option("--checkpoint", check_opts.checkpoint,
+                    "write a checkpoint to DIR when a signal or the memory limit stops the exploration "
+                    "(and every --checkpoint-every)");
+  check->add_option("--checkpoint-every", check_opts.checkpoint_every,
+                    "also write one every DURATION of exploration: 90s, 15m, 2h (needs --checkpoint)")
+      ->check(CLI::Validator(
+          [](std::string& s) {
+            return ddsmc::app::parse_duration(s) ? std::string() : "not a duration (90s, 15m, 2h, ...): " + s;
+          },
+          "DURATION"));
+  check->add_option("--resume", check_opts.resume, "go on from the checkpoint in DIR (the same check's)");
   check->add_option("--max-states", check_opts.max_states, "stop after this many states (0: no limit)")->check(kNotNegative);
   check->add_option("--json", check_opts.json_path, "write the report as JSON to FILE (- for stdout)");
   check->add_option("--trace", check_opts.trace_path, "write every trace, in full, as JSON to FILE");

@@ -55,10 +55,15 @@ class Bfs {
   // what a slice holds while it runs (its sources' edges, its new states)
   // stays bounded however wide the levels grow. That keeps the sequential
   // numbering: see docs/engine.md §9.
-  void run() {
-    start_initial();
+  // `resume`: the first state of the queue of a restored graph, or
+  // kNoState to start from the initial state.
+  void run(StateId resume = kNoState) {
     StateId first = 0;
+    if (resume == kNoState) start_initial();
+    else first = resume;
     while (res_.complete && first < g_.num_states()) {
+      if (first != resume && opts_.checkpoint && opts_.checkpoint_due && opts_.checkpoint_due())
+        opts_.checkpoint(res_, first);
       const StateId end = first + std::min<StateId>(g_.num_states() - first, kSlice);
       run_level(first, end);
       first = end;
@@ -216,16 +221,17 @@ class Bfs {
 
 }  // namespace
 
-ExploreResult explore(const System& system, const ExploreOptions& opts) {
+namespace {
+
+void run_bfs(const System& system, const ExploreOptions& opts, ExploreResult& res, StateId resume) {
   auto start = Clock::now();
-  ExploreResult res(system.layout(), opts.initial_table);
   Bfs bfs(system, opts, res);
   // A stop request or an allocation failure ends the exploration with the
   // graph committed so far: the level in progress is dropped (its frontier
   // stays unexpanded). Every StateGraph update is all or nothing, so the
   // graph is consistent whatever threw.
   try {
-    bfs.run();
+    bfs.run(resume);
   } catch (const Cancelled& c) {
     if (res.complete) bfs.stop(stop_reason_name(c.reason()));
   } catch (const std::bad_alloc&) {
@@ -233,8 +239,19 @@ ExploreResult explore(const System& system, const ExploreOptions& opts) {
   }
   bfs.finish_stats();
   res.memory = res.graph.memory();
-  res.seconds = since(start);
+  res.seconds += since(start);
+}
+
+}  // namespace
+
+ExploreResult explore(const System& system, const ExploreOptions& opts) {
+  ExploreResult res(system.layout(), opts.initial_table);
+  run_bfs(system, opts, res, kNoState);
   return res;
+}
+
+void explore_from(const System& system, const ExploreOptions& opts, ExploreResult& res, StateId next) {
+  run_bfs(system, opts, res, next);
 }
 
 }  // namespace ddsmc::engine

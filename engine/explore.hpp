@@ -47,6 +47,11 @@ struct ExploreOptions {
   // that a report is due (one at a time).
   std::function<void(const ExploreProgress&)> progress;
   double progress_interval = 2.0;
+  // Between slices, when checkpoint_due() says so: checkpoint(res, next)
+  // with the graph committed so far, [next, states) the BFS queue (the
+  // app's --checkpoint-every; engine/checkpoint.hpp).
+  std::function<bool()> checkpoint_due;
+  std::function<void(const struct ExploreResult&, StateId next)> checkpoint;
 };
 
 struct ExploreResult {
@@ -82,5 +87,11 @@ struct ExploreResult {
 };
 
 ExploreResult explore(const System& system, const ExploreOptions& opts);
+
+// Continues an exploration that a checkpoint restored into `res`
+// (engine/checkpoint.hpp): states [0, next) expanded, [next, states) the
+// BFS queue. The result equals an uninterrupted explore()'s; `res.seconds`
+// gets this part's time added.
+void explore_from(const System& system, const ExploreOptions& opts, ExploreResult& res, StateId next);
 
 }  // namespace ddsmc::engine

@@ -71,6 +71,8 @@ class StateGraph {
   EdgeStore::Row edges(StateId s) const { return edges_.row(s); }
   bool next_edge(StateId s, EdgeCursor& c, Edge& e) const { return edges_.next(s, c, e); }
   bool expanded(StateId s) const { return s < edges_.rows(); }
+  // The expanded states are [0, num_expanded()).
+  StateId num_expanded() const { return static_cast<StateId>(edges_.rows()); }
   // A state's canonical encoding, read back from the store.
   std::string bytes(StateId s) const;
   uint32_t root(StateId s) const { return root_[s]; }

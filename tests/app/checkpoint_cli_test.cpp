@@ -1,0 +1,176 @@
+// `--checkpoint`, `--checkpoint-every` and `--resume` through the real
+// binary (docs/engine.md §14): a run resumed from a checkpoint taken
+// mid-exploration gives exactly the uninterrupted run's report (all but
+// `stats`) and traces, whether the checkpoint was a periodic one or the one
+// SIGTERM leaves; a checkpoint of another check, a truncated, corrupted or
+// foreign file, or a missing one is refused with exit code 2 and a
+// sentence, never a crash.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "tests/app/cli_support.hpp"
+
+namespace ddsmc::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A new directory under the tests' temporary one (shared by the process).
+std::string fresh_dir(const std::string& name) {
+  static int n = 0;
+  const std::string dir = temp_dir() + "/" + name + "-" + std::to_string(++n);
+  fs::create_directories(dir);
+  return dir;
+}
+
+// The report without what may differ between two runs of the same check.
+json core(const std::string& path) {
+  json j = load_json(path);
+  j.erase("stats");
+  return j;
+}
+
+struct Reference {
+  json report;
+  std::string traces;
+};
+
+Reference reference(const std::vector<std::string>& check) {
+  const std::string dir = fresh_dir("ref");
+  std::vector<std::string> args = check;
+  args.insert(args.end(), {"--json", dir + "/ref.json", "--trace", dir + "/ref-traces.json"});
+  const CliResult r = cli(args);
+  EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1 || contains(r.out, "INCOMPLETE (bound)")) << describe(r);
+  return {core(dir + "/ref.json"), read_text(dir + "/ref-traces.json")};
+}
+
+// Resumes `check` from `ckpt` and compares with the uninterrupted run.
+void expect_resume_equals(const std::vector<std::string>& check, const std::string& ckpt, const Reference& ref,
+                          const std::string& threads = "1") {
+  const std::string dir = fresh_dir("resumed");
+  std::vector<std::string> args = check;
+  args.insert(args.end(), {"--resume", ckpt, "--threads", threads, "--json", dir + "/r.json", "--trace",
+                           dir + "/r-traces.json"});
+  const CliResult r = cli(args);
+  EXPECT_TRUE(contains(r.err, "resuming from")) << describe(r);
+  EXPECT_EQ(core(dir + "/r.json"), ref.report) << describe(r);
+  EXPECT_EQ(read_text(dir + "/r-traces.json"), ref.traces);
+}
+
+// A run that writes a checkpoint at every slice boundary, to its end: the
+// last one is taken before the last slice, so resuming redoes that slice.
+std::string periodic_checkpoint(const std::vector<std::string>& check) {
+  const std::string ckpt = fresh_dir("periodic") + "/ckpt";
+  std::vector<std::string> args = check;
+  args.insert(args.end(), {"--checkpoint", ckpt, "--checkpoint-every", "0"});
+  const CliResult r = cli(args);
+  EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1 || contains(r.out, "INCOMPLETE (bound)")) << describe(r);
+  EXPECT_TRUE(contains(r.err, "checkpoint of")) << describe(r);
+  EXPECT_TRUE(fs::exists(ckpt + "/checkpoint.ddsmc"));
+  EXPECT_FALSE(fs::exists(ckpt + "/checkpoint.ddsmc.tmp"));
+  return ckpt;
+}
+
+TEST(CheckpointCli, ResumedRunsEqualUninterruptedOnes) {
+  const std::vector<std::vector<std::string>> checks = {
+      {"check", example("flooding"), "--network", "ring:6"},
+      {"check", example("echo")},                     // fails, with traces
+      {"check", example("gossip"), "--fairness", "none"},
+      {"check", example("leader_election")},
+      {"check", example("echo"), "--channel-bound", "1"},  // a bound exceeded after the resume
+  };
+  for (const auto& check : checks) {
+    SCOPED_TRACE(check[1]);
+    const Reference ref = reference(check);
+    const std::string ckpt = periodic_checkpoint(check);
+    expect_resume_equals(check, ckpt, ref, "1");
+    expect_resume_equals(check, ckpt, ref, "2");  // threads are not part of the check
+  }
+}
+
+TEST(CheckpointCli, SigtermLeavesACheckpointToResumeFrom) {
+  const std::vector<std::string> check = {"check", example("flooding"), "--network", "ring:8"};
+  const Reference ref = reference(check);
+  const std::string ckpt = fresh_dir("sigterm") + "/ckpt";
+  std::vector<std::string> args = check;
+  args.insert(args.end(), {"--threads", "1", "--checkpoint", ckpt, "--checkpoint-every", "0"});
+  Spawned s = spawn_ddsmc(args);
+  // Once the first periodic checkpoint exists, the exploration is under way.
+  for (int i = 0; i < 2000 && !fs::exists(ckpt + "/checkpoint.ddsmc"); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_EQ(kill(s.pid, SIGTERM), 0);
+  const int code = wait_for(s.pid, 60);
+  const std::string err = read_text(s.err_path);
+  EXPECT_EQ(code, 3) << err;
+  EXPECT_TRUE(contains(err, "resume with --resume")) << err;
+  expect_resume_equals(check, ckpt, ref, "2");
+}
+
+TEST(CheckpointCli, ACheckpointOfAnotherCheckIsRefused) {
+  const std::vector<std::string> check = {"check", example("flooding"), "--network", "ring:5"};
+  const std::string ckpt = periodic_checkpoint(check);
+  for (const auto& other : std::vector<std::vector<std::string>>{
+           {"check", example("flooding"), "--network", "ring:4"},
+           {"check", example("flooding"), "--network", "ring:5", "--fairness", "none"},
+           {"check", example("flooding"), "--network", "ring:5", "--max-states", "100"},
+           {"check", example("echo"), "--network", "ring:5"}}) {
+    std::vector<std::string> args = other;
+    args.insert(args.end(), {"--resume", ckpt});
+    const CliResult r = cli(args);
+    EXPECT_EQ(r.exit_code, 2) << describe(r);
+    EXPECT_TRUE(contains(r.err, "is of another check")) << describe(r);
+  }
+}
+
+TEST(CheckpointCli, DamagedOrMissingCheckpointsAreRefused) {
+  const std::vector<std::string> check = {"check", example("flooding"), "--network", "ring:5"};
+  const std::string good = periodic_checkpoint(check);
+  const std::string bytes = read_text(good + "/checkpoint.ddsmc");
+  ASSERT_GT(bytes.size(), 1000u);
+  auto damaged = [&](const std::string& content) {
+    const std::string dir = fresh_dir("damaged");
+    std::ofstream(dir + "/checkpoint.ddsmc", std::ios::binary) << content;
+    return dir;
+  };
+  std::string flipped = bytes;
+  flipped[bytes.size() / 2] = static_cast<char>(flipped[bytes.size() / 2] ^ 0x40);
+  std::string header_flipped = bytes;
+  header_flipped[20] = static_cast<char>(header_flipped[20] ^ 0x01);
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {damaged(bytes.substr(0, bytes.size() / 2)), "truncated or corrupted"},
+      {damaged(bytes.substr(0, bytes.size() - 3)), "truncated or corrupted"},
+      {damaged(bytes.substr(0, 5)), "truncated"},
+      {damaged(flipped), "truncated or corrupted"},
+      {damaged(header_flipped), "truncated or corrupted"},
+      {damaged(bytes + "x"), "truncated or corrupted"},
+      {damaged("not a checkpoint at all, just text"), "not a ddsmc checkpoint"},
+      {damaged(""), "truncated"},
+      {fresh_dir("empty"), "no checkpoint"},
+  };
+  for (const auto& [dir, what] : cases) {
+    std::vector<std::string> args = check;
+    args.insert(args.end(), {"--resume", dir});
+    const CliResult r = cli(args);
+    EXPECT_EQ(r.exit_code, 2) << what << ": " << describe(r);
+    EXPECT_TRUE(contains(r.err, what)) << what << ": " << describe(r);
+    EXPECT_TRUE(contains(r.err, "cannot resume")) << describe(r);
+  }
+}
+
+TEST(CheckpointCli, CheckpointEveryNeedsADirectoryAndADuration) {
+  CliResult r = cli({"check", example("ping_pong"), "--checkpoint-every", "10s"});
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  EXPECT_TRUE(contains(r.err, "needs --checkpoint")) << describe(r);
+  r = cli({"check", example("ping_pong"), "--checkpoint", fresh_dir("c"), "--checkpoint-every", "soon"});
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  EXPECT_TRUE(contains(r.err, "not a duration")) << describe(r);
+}
+
+}  // namespace
+}  // namespace ddsmc::test
