@@ -24,7 +24,7 @@ from collections import defaultdict
 
 COLUMNS = ["mode", "model", "network", "ranks", "threads", "cores", "oversubscribed", "repetition",
            "exit_code", "status", "wall_seconds", "seconds", "analysis_seconds", "states", "transitions",
-           "states_per_second", "peak_rss_max_bytes", "bytes_sent", "launcher"]
+           "states_per_second", "peak_rss_max_bytes", "bytes_sent", "launcher", "load_before"]
 
 
 def cmd_header(_args):
@@ -36,7 +36,7 @@ def cmd_row(a):
     row = dict.fromkeys(COLUMNS, "")
     row.update(mode=a.mode, model=a.model, network=a.network, ranks=a.ranks, threads=a.threads,
                cores=a.ranks * a.threads, oversubscribed=a.oversubscribed, repetition=a.rep,
-               exit_code=a.exit_code, wall_seconds=a.wall, launcher=a.launcher)
+               exit_code=a.exit_code, wall_seconds=a.wall, launcher=a.launcher, load_before=a.load)
     status = "ok"
     try:
         with open(a.json) as f:
@@ -74,7 +74,8 @@ def cmd_show(_args):
         return
     print(f"{r['mode']:6} {r['network']:8} {cfg:8} rep {r['repetition']}: {int(r['states']):>10} states "
           f"{num(r['wall_seconds']):8.2f} s wall {float(r['seconds']):8.2f} s explore "
-          f"{float(r['analysis_seconds']):7.2f} s analysis  {int(r['peak_rss_max_bytes']) / 2**20:7.1f} MiB/rank max",
+          f"{float(r['analysis_seconds']):7.2f} s analysis  {int(r['peak_rss_max_bytes']) / 2**20:7.1f} MiB/rank max"
+          + (f"  (load {r['load_before']} before)" if r["load_before"] else ""),
           flush=True)
 
 
@@ -316,6 +317,13 @@ def cmd_report(a):
         print(f"!!! (the runs are in {a.csv})", file=sys.stderr)
         print("!" * 72, file=sys.stderr)
         return 1
+    loads = [float(r["load_before"]) for r in rows if r.get("load_before")]
+    if loads:
+        print(f"1-minute load average before the runs: {min(loads):.2f} .. {max(loads):.2f} "
+              "(it includes the previous run)")
+        if a.cores and max(loads) > a.cores + 0.5:
+            print(f"warning: the load went above this machine's {a.cores} cores: other work "
+                  "shared the cores and skewed the times")
     models = {(r["model"], r["network"]) for r in ok}
     print(f"\nall {len(rows)} runs ok; states and transitions identical across configurations "
           f"for each of the {len(models)} networks")
@@ -328,7 +336,7 @@ def main():
     sub.add_parser("header").set_defaults(fn=cmd_header)
     row = sub.add_parser("row")
     row.set_defaults(fn=cmd_row)
-    for name in ("mode", "model", "network", "oversubscribed", "launcher", "wall", "exit-code", "json"):
+    for name in ("mode", "model", "network", "oversubscribed", "launcher", "wall", "exit-code", "json", "load"):
         row.add_argument(f"--{name}", required=True)
     for name in ("ranks", "threads", "rep"):
         row.add_argument(f"--{name}", type=int, required=True)
