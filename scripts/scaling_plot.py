@@ -291,12 +291,15 @@ def cmd_report(a):
         rows = list(csv.DictReader(f))
     problems = check(rows)
     ok = [r for r in rows if r["status"] == "ok"]
-    groups = defaultdict(list)  # insertion order = the order of the runs
+    groups = {}  # in the order of the runs (failed ones included), as the driver ran them
+    for r in rows:
+        groups.setdefault((r["mode"], r["model"], r["network"], r["ranks"], r["threads"]), [])
     for r in ok:
         groups[(r["mode"], r["model"], r["network"], r["ranks"], r["threads"])].append(r)
     by_mode = defaultdict(list)
     for rs in groups.values():
-        by_mode[rs[0]["mode"]].append(Config(rs))
+        if rs:
+            by_mode[rs[0]["mode"]].append(Config(rs))
     try:
         import matplotlib  # noqa: F401
         have_plot = True
