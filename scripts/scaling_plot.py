@@ -165,7 +165,7 @@ def summary(mode, configs, host_cores):
               "those runs share cores and say nothing about scaling")
 
 
-def plot(mode, configs, png, host_cores):
+def plot(mode, configs, png, host_cores, loads):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -183,6 +183,10 @@ def plot(mode, configs, png, host_cores):
     for s in series.values():
         s.sort(key=xof)
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    # Series drawn slightly apart on x, so that 1x2 and 2x1 (same cores)
+    # and their error bars do not cover each other.
+    def dodge(i, x):
+        return x * 2 ** (0.04 * (i - (len(series) - 1) / 2))
     xs = sorted({xof(c) for c in configs})
 
     fig, axes = plt.subplots(2, 3, figsize=(16, 9))
@@ -199,7 +203,7 @@ def plot(mode, configs, png, host_cores):
             kinds = [("wall", "-", "o", "whole check"), ("explore", "--", "s", "exploration")] if both \
                 else [(None, "-", "o", "")]
             for which, style, marker, what in kinds:
-                pts = [(xof(c), value(c, which), c) for c in cs]
+                pts = [(dodge(i, xof(c)), value(c, which), c) for c in cs]
                 pts = [p for p in pts if not math.isnan(p[1])]
                 if not pts:
                     continue
@@ -231,7 +235,7 @@ def plot(mode, configs, png, host_cores):
             for vals, med in ((c.wall_all, c.wall), (c.explore_all, c.explore)):
                 vals = [v for v in vals if not math.isnan(v)]
                 if len(vals) > 1:
-                    ax_time.errorbar([xof(c)], [med], yerr=[[med - min(vals)], [max(vals) - med]],
+                    ax_time.errorbar([dodge(i, xof(c))], [med], yerr=[[med - min(vals)], [max(vals) - med]],
                                      color=colours[i % len(colours)], capsize=3, linewidth=1)
     ax_time.set_ylabel("seconds (median; bars: min..max)")
     ax_time.set_title("time" + ("" if strong else " (the network grows with the ranks)"))
@@ -274,6 +278,10 @@ def plot(mode, configs, png, host_cores):
              "dashed, squares: exploration (stats.seconds)"]
     if not strong:
         text.append("network: one ring node more per doubling of ranks")
+    if loads:
+        text.append(f"load average before the runs: {min(loads):.1f} .. {max(loads):.1f}")
+        if host_cores and max(loads) > host_cores + 0.5:
+            text.append(f"  (above the {host_cores} cores: times skewed by other work)")
     ax_text.text(0, 1, "\n".join(text), va="top", family="monospace", fontsize=9, transform=ax_text.transAxes)
 
     reps = max(c.reps for c in configs)
@@ -300,6 +308,7 @@ def cmd_report(a):
     for rs in groups.values():
         if rs:
             by_mode[rs[0]["mode"]].append(Config(rs))
+    loads = [float(r["load_before"]) for r in rows if r.get("load_before")]
     try:
         import matplotlib  # noqa: F401
         have_plot = True
@@ -312,7 +321,7 @@ def cmd_report(a):
             continue
         summary(mode, configs, a.cores)
         if have_plot:
-            plot(mode, configs, f"{a.outdir}/scaling-{mode}.png", a.cores)
+            plot(mode, configs, f"{a.outdir}/scaling-{mode}.png", a.cores, loads)
     if problems:
         print("\n" + "!" * 72, file=sys.stderr)
         for p in problems:
@@ -320,7 +329,6 @@ def cmd_report(a):
         print(f"!!! (the runs are in {a.csv})", file=sys.stderr)
         print("!" * 72, file=sys.stderr)
         return 1
-    loads = [float(r["load_before"]) for r in rows if r.get("load_before")]
     if loads:
         print(f"1-minute load average before the runs: {min(loads):.2f} .. {max(loads):.2f} "
               "(it includes the previous run)")
