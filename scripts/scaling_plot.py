@@ -269,8 +269,8 @@ def plot(mode, configs, png, host_cores, loads):
     ax_text.axis("off")
     text = [f"model: {base.model}", ""]
     for c in configs:
-        text.append(f"{c.label:>5} {c.network:8} {c.states:>10,} states {c.transitions:>12,} trans"
-                    + ("  *oversubscribed" if c.over else ""))
+        text.append(f"{c.label + ('*' if c.over else ''):>6} {c.network:8} {c.states:>11,} states "
+                    f"{c.transitions:>13,} trans")
     text += ["", "RxT: R ranks x T threads per rank", "hollow marker, *: oversubscribed",
              f"  (more cores than the machine's {host_cores})" if host_cores else "",
              "solid, circles: whole check (wall clock,",
@@ -310,7 +310,7 @@ def cmd_report(a):
             by_mode[rs[0]["mode"]].append(Config(rs))
     loads = [float(r["load_before"]) for r in rows if r.get("load_before")]
     try:
-        import matplotlib  # noqa: F401
+        import matplotlib  # noqa: F401 (plot() imports it again, with the Agg backend)
         have_plot = True
     except ImportError:
         have_plot = False
