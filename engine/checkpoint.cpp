@@ -188,9 +188,11 @@ void write_checkpoint(const std::string& dir, const ExploreResult& res, StateId 
     for (StateId s = 0; s < next; ++s) {
       row.assign(g.edges(s).begin(), g.edges(s).end());
       out.varint(row.size());
+      StateId previous = 0;  // rows are sorted by target: deltas, as varints
       for (const Edge& e : row) {
-        out.u32(e.target);
-        out.u32(e.label);
+        out.varint(e.target - previous);
+        out.varint(e.label);
+        previous = e.target;
       }
     }
     if (!out.finish()) throw CheckpointError("cannot write " + tmp + " (disk full?)");
@@ -255,11 +257,15 @@ CheckpointMeta read_checkpoint(const std::string& dir, const System& system, Exp
       const uint64_t n = in.varint();
       if (n > meta.transitions) throw CheckpointError("the checkpoint is corrupted (too many edges)");
       auto& row = rows[s2 - first];
+      uint64_t previous = 0;
       for (uint64_t k = 0; k < n; ++k) {
+        const uint64_t target = previous + in.varint(), label = in.varint();
+        if (target >= meta.states || label > 0xffffffffu)
+          throw CheckpointError("the checkpoint is corrupted (an edge to no state)");
+        previous = target;
         Edge e;
-        e.target = in.u32();
-        e.label = in.u32();
-        if (e.target >= meta.states) throw CheckpointError("the checkpoint is corrupted (an edge to no state)");
+        e.target = static_cast<StateId>(target);
+        e.label = static_cast<uint32_t>(label);
         if (e.arc() != kIdleArc && e.arc() >= g.num_arcs())
           throw CheckpointError("the checkpoint is corrupted (an edge on no arc)");
         if (!row.empty() && !(row.back().target < e.target || (row.back().target == e.target && row.back().label < e.label)))

@@ -10,7 +10,8 @@
 // Format (version kFormat): "DDSMC-CK", a 32-bit format version, the
 // metadata (Boost.Serialization, binary archive: same ddsmc build and
 // architecture), then per state its encoding, then per expanded state its
-// edges, and an XXH3-64 checksum of all that. Reading checks the magic,
+// edges (targets as deltas from the previous one, labels; varints), and an
+// XXH3-64 checksum of all that. Reading checks the magic,
 // the version, every length against the file and the checksum, and throws
 // CheckpointError (with a sentence for the user) on any mismatch.
 #pragma once
