@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <tbb/task_arena.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -88,8 +89,10 @@ class HumanText {
 class DistSteps {
  public:
   DistSteps(const Ranks& ranks, const dist::Shard& shard, const dist::Directory* dir,
-            const hashing::StateLayout& layout, engine::Fairness fairness, engine::Cancellation& cancel)
-      : ranks_(ranks), shard_(shard), dir_(dir), layout_(layout), fairness_(fairness), cancel_(cancel) {}
+            const hashing::StateLayout& layout, engine::Fairness fairness, engine::Cancellation& cancel,
+            Checkpointing& checkpoints, const engine::ExploreResult& explored)
+      : ranks_(ranks), shard_(shard), dir_(dir), layout_(layout), fairness_(fairness), cancel_(cancel),
+        checkpoints_(checkpoints), explored_(explored) {}
 
   engine::Verdict analyze(engine::Property p, bool complete) const {
     if (ranks_.root()) ranks_.command({kAnalyze, static_cast<uint32_t>(p), complete});
@@ -99,13 +102,18 @@ class DistSteps {
     if (ranks_.root()) ranks_.command({kBoundPath, target, parent});
     return dist::bfs_tree_path(shard_, directory(), target, parent, cancel_, ranks_.comm());
   }
+  void checkpoint_analysis() const {
+    if (ranks_.root()) ranks_.command({kCheckpoint});
+    checkpoints_.after_analysis(explored_, shard_.graph(), &shard_.gids());
+  }
   void serve_one(const std::vector<uint32_t>& a) const {
     if (a.size() == 3 && a[0] == kAnalyze) analyze(static_cast<engine::Property>(a[1]), a[2] != 0);
     if (a.size() == 3 && a[0] == kBoundPath) bound_path(a[1], a[2]);
+    if (a.size() == 1 && a[0] == kCheckpoint) checkpoint_analysis();
   }
 
  private:
-  enum : uint32_t { kAnalyze = 1, kBoundPath = 2 };
+  enum : uint32_t { kAnalyze = 1, kBoundPath = 2, kCheckpoint = 3 };
   // (no directory: building it ran out of memory on some rank, and every rank knows)
   const dist::Directory& directory() const {
     if (!dir_) throw engine::Cancelled(StopReason::OutOfMemory);
@@ -117,6 +125,8 @@ class DistSteps {
   const hashing::StateLayout& layout_;
   engine::Fairness fairness_;
   engine::Cancellation& cancel_;
+  Checkpointing& checkpoints_;
+  const engine::ExploreResult& explored_;
 };
 
 // Where the states' encodings are: in the graph, or under MPI with the
@@ -257,8 +267,7 @@ int run_check(const CheckOptions& opts) {
   }
   if (!setup && (opts.checkpoint || opts.resume || opts.checkpoint_every)) {
     const char* problem = nullptr;
-    if (ranks) problem = "--checkpoint, --checkpoint-every and --resume are not supported under MPI yet";
-    else if (opts.checkpoint_every && !opts.checkpoint) problem = "--checkpoint-every needs --checkpoint DIR";
+    if (opts.checkpoint_every && !opts.checkpoint) problem = "--checkpoint-every needs --checkpoint DIR";
     if (problem) {
       if (root) std::fprintf(stderr, "ddsmc: %s\n", problem);
       setup = kExitUsage;
@@ -284,27 +293,44 @@ int run_check(const CheckOptions& opts) {
   eo.on_bound = opts.on_bound == "prune" ? engine::OnBound::Prune : engine::OnBound::Stop;
   eo.cancel = &cancel;
   eo.progress = print_progress;
-  // Checkpoints (one process): periodic ones between slices, one when a
-  // signal or memory stops the exploration, and the resume.
+  // Checkpoints: periodic ones between slices, one when a signal or memory
+  // stops the exploration or a signal the analysis, and the resume (under
+  // MPI each rank writes and reads its part; engine/checkpoint.hpp).
   Checkpointing checkpoints(opts.checkpoint, opts.checkpoint_every ? parse_duration(*opts.checkpoint_every) : std::nullopt,
-                            check_identity(opts));
+                            check_identity(opts), ranks.get());
   if (checkpoints.enabled()) {
     eo.checkpoint_due = [&] { return checkpoints.due(); };
-    eo.checkpoint = [&](const engine::ExploreResult& r, engine::StateId next) { checkpoints.write(r, next); };
+    eo.checkpoint = [&](const engine::ExplorePoint& p) { checkpoints.write(p); };
   }
   const engine::D2cSystem system(cm);
   std::unique_ptr<dist::Shard> shard;
   engine::ExploreResult res(cm.layout);
-  if (ranks) {
+  if (opts.resume) {
+    engine::StateGraph graph(cm.layout);
+    std::vector<engine::StateId> gids;
+    auto meta = checkpoints.restore(*opts.resume, system, graph, gids);
+    if (!meta) return kExitUsage;  // (every rank: restore() agrees)
+    const hashing::CanonicalStats canonical{meta->canonical[0], meta->canonical[1], meta->canonical[2],
+                                            meta->canonical[3], meta->canonical[4]};
+    if (ranks) {
+      shard = std::make_unique<dist::Shard>(std::move(graph), std::move(gids));
+      const dist::Resumed at{meta->pruned_states, canonical, meta->seconds};
+      res = dist::explore(system, eo, ranks->comm(), shard, &at);
+    } else {
+      res.graph = std::move(graph);
+      res.pruned_states = meta->pruned_states;
+      res.canonical = canonical;
+      res.seconds = meta->seconds;
+      engine::explore_from(system, eo, res, static_cast<engine::StateId>(meta->next));
+    }
+  } else if (ranks) {
     res = dist::explore(system, eo, ranks->comm(), shard);
-  } else if (opts.resume) {
-    engine::StateId next = 0;
-    if (!checkpoints.restore(*opts.resume, system, res, next)) return kExitUsage;
-    engine::explore_from(system, eo, res, next);
   } else {
     res = engine::explore(system, eo);
   }
-  checkpoints.after_exploration(res);
+  const engine::StateGraph& explored = shard ? shard->graph() : res.graph;
+  const std::vector<engine::StateId>* gids = shard ? &shard->gids() : nullptr;
+  checkpoints.after_exploration(res, explored, gids);
   if (ranks) res.rank_peak_rss = ranks->all(peak_rss_bytes());
   if (shard) shard->end_exploration();
   cancel.set_grace(kGrace);
@@ -316,7 +342,7 @@ int run_check(const CheckOptions& opts) {
     const StopReason r = dist::stop_of(
         [&] { dir = std::make_unique<dist::Directory>(shard->gids(), engine::StateId(res.num_states()), ranks->comm()); });
     if (ranks->worst(static_cast<int>(r)) != 0) dir.reset();
-    steps = std::make_unique<DistSteps>(*ranks, *shard, dir.get(), cm.layout, fairness, cancel);
+    steps = std::make_unique<DistSteps>(*ranks, *shard, dir.get(), cm.layout, fairness, cancel, checkpoints, res);
   }
   if (ranks && !root) {
     release_free_memory();
@@ -339,6 +365,14 @@ int run_check(const CheckOptions& opts) {
   // The analysis runs on as many threads as the exploration did.
   tbb::task_arena arena(static_cast<int>(pool.threads()));
   arena.execute([&] { decide(o, src, properties, fairness, cancel, human); });
+  // A signal stopped the analysis of a whole graph: save the graph, so that
+  // a resume goes straight to the analysis.
+  if (checkpoints.enabled() && res.complete &&
+      std::any_of(o.properties.begin(), o.properties.end(),
+                  [](const PropertyOutcome& p) { return p.stopped == StopReason::Interrupted; })) {
+    if (steps) steps->checkpoint_analysis();
+    else checkpoints.after_analysis(res, res.graph, nullptr);
+  }
   if (watch.fired() || res.incomplete_reason == engine::stop_reason_name(StopReason::MemoryLimit))
     std::fprintf(stderr,
                  "ddsmc: stopped at the memory limit of %s (--memory) with %llu states; raise --memory to go "

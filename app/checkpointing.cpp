@@ -1,10 +1,15 @@
 #include "app/checkpointing.hpp"
 
 #include <fmt/format.h>
+#include <mpi.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <new>
+#include <random>
 
+#include "app/ranks.hpp"
 #include "hashing/fingerprint.hpp"
 
 namespace ddsmc::app {
@@ -22,8 +27,8 @@ std::optional<double> parse_duration(const std::string& text) {
 }
 
 Checkpointing::Checkpointing(std::optional<std::string> dir, std::optional<double> every_seconds,
-                             const std::string& identity)
-    : dir_(std::move(dir)), every_(every_seconds) {
+                             const std::string& identity, const Ranks* ranks)
+    : dir_(std::move(dir)), every_(every_seconds), ranks_(ranks) {
   const hashing::Fingerprint f = hashing::fingerprint(identity);
   identity_ = fmt::format("{:016x}{:016x}", f.hi, f.lo);
 }
@@ -33,50 +38,141 @@ bool Checkpointing::due() const {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - last_).count() >= *every_;
 }
 
-void Checkpointing::write(const engine::ExploreResult& res, engine::StateId next) {
-  engine::CheckpointMeta meta;
+bool Checkpointing::agree(const std::string& error, const char* what, const std::string& dir) const {
+  if (!ranks_) {
+    if (!error.empty()) std::fprintf(stderr, "ddsmc: %s %s: %s\n", what, dir.c_str(), error.c_str());
+    return error.empty();
+  }
+  const std::vector<uint64_t> failed = ranks_->all(error.empty() ? 0 : 1);
+  for (size_t k = 0; k < failed.size(); ++k) {
+    if (!failed[k]) continue;
+    if (int(k) == ranks_->rank())
+      std::fprintf(stderr, "ddsmc: %s %s: %s%s\n", what, dir.c_str(), k ? fmt::format("rank {}: ", k).c_str() : "",
+                   error.c_str());
+    return false;
+  }
+  return true;
+}
+
+uint64_t Checkpointing::new_generation() const {
+  // A fresh number, so that a checkpoint never overwrites the parts the
+  // manifest names (a resumed run may write into the directory it resumed from).
+  uint64_t g = (uint64_t{std::random_device{}()} << 32) ^ std::random_device{}() ^
+               static_cast<uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
+  if (ranks_) MPI_Bcast(&g, 1, MPI_UINT64_T, 0, ranks_->comm());
+  return g;
+}
+
+void Checkpointing::write(const engine::ExplorePoint& p) {
+  engine::CheckpointMeta meta = engine::checkpoint_meta(p);
   meta.identity = identity_;
-  meta.ranks = 1;
-  meta.seconds = res.seconds;
-  try {
-    engine::write_checkpoint(*dir_, res, next, meta);
-    std::fprintf(stderr, "ddsmc: checkpoint of %u states (%u expanded) written to %s\n", res.graph.num_states(), next,
-                 dir_->c_str());
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "ddsmc: no checkpoint written: %s\n", e.what());
+  meta.ranks = ranks_ ? static_cast<uint32_t>(ranks_->size()) : 1;
+  meta.generation = new_generation();
+  const uint32_t rank = ranks_ ? static_cast<uint32_t>(ranks_->rank()) : 0;
+  const bool root = !ranks_ || ranks_->root();
+  auto attempt = [](auto&& f) -> std::string {
+    try {
+      f();
+      return {};
+    } catch (const std::bad_alloc&) {
+      return "out of memory";
+    } catch (const std::exception& e) {
+      return e.what();
+    }
+  };
+  // The parts, then the manifest: the manifest always names whole parts.
+  bool ok = agree(attempt([&] { engine::write_checkpoint_part(*dir_, rank, p, meta); }), "no checkpoint written to",
+                  *dir_);
+  if (ok)
+    ok = agree(root ? attempt([&] { engine::write_checkpoint_manifest(*dir_, meta); }) : std::string(),
+               "no checkpoint written to", *dir_);
+  if (ok) {
+    engine::remove_other_checkpoint_parts(*dir_, rank, meta.generation);
+    if (root)
+      std::fprintf(stderr, "ddsmc: checkpoint of %llu states (%llu expanded) written to %s\n",
+                   static_cast<unsigned long long>(meta.states), static_cast<unsigned long long>(meta.next),
+                   dir_->c_str());
+  } else {
+    std::error_code ec;
+    std::filesystem::remove(engine::checkpoint_part_file(*dir_, rank, meta.generation), ec);
   }
   last_ = std::chrono::steady_clock::now();
 }
 
-void Checkpointing::after_exploration(const engine::ExploreResult& res) {
+void Checkpointing::write_point(const engine::ExploreResult& res, const engine::StateGraph& graph,
+                                const std::vector<engine::StateId>* gids, uint64_t next) {
+  engine::ExplorePoint p(graph, gids);
+  p.states = res.num_states();
+  p.next = next;
+  p.transitions = res.num_transitions();
+  p.pruned_states = res.pruned_states;
+  p.canonical = res.canonical;
+  p.seconds = res.seconds;
+  write(p);
+  if (!ranks_ || ranks_->root()) std::fprintf(stderr, "ddsmc: resume with --resume %s\n", dir_->c_str());
+}
+
+void Checkpointing::after_exploration(const engine::ExploreResult& res, const engine::StateGraph& graph,
+                                      const std::vector<engine::StateId>* gids) {
   if (!dir_ || res.complete) return;
   const std::string& why = res.incomplete_reason;
   if (why != "interrupted" && why != "memory-limit" && why != "out-of-memory") return;
-  write(res, res.graph.num_expanded());
-  std::fprintf(stderr, "ddsmc: resume with --resume %s\n", dir_->c_str());
+  // The states expanded over every rank are a prefix of the ids.
+  uint64_t next = graph.num_expanded();
+  if (ranks_) {
+    next = 0;
+    for (uint64_t n : ranks_->all(graph.num_expanded())) next += n;
+  }
+  write_point(res, graph, gids, next);
 }
 
-bool Checkpointing::restore(const std::string& dir, const engine::System& system, engine::ExploreResult& res,
-                            engine::StateId& next) const {
+void Checkpointing::after_analysis(const engine::ExploreResult& res, const engine::StateGraph& graph,
+                                   const std::vector<engine::StateId>* gids) {
+  if (!dir_ || !res.complete) return;
+  write_point(res, graph, gids, res.num_states());
+}
+
+std::optional<engine::CheckpointMeta> Checkpointing::restore(const std::string& dir, const engine::System& system,
+                                                             engine::StateGraph& graph,
+                                                             std::vector<engine::StateId>& gids) const {
+  const uint32_t ranks = ranks_ ? static_cast<uint32_t>(ranks_->size()) : 1;
+  const uint32_t rank = ranks_ ? static_cast<uint32_t>(ranks_->rank()) : 0;
+  engine::CheckpointMeta meta;
+  std::string error;
   try {
-    const engine::CheckpointMeta meta = engine::read_checkpoint(dir, system, res, [&](const engine::CheckpointMeta& m) {
-      if (m.identity != identity_)
-        throw engine::CheckpointError(
-            "the checkpoint is of another check (the model, network, bounds, property, fairness, --on-bound or "
-            "--max-states differ)");
-      if (m.ranks != 1)
-        throw engine::CheckpointError("the checkpoint was written by " + std::to_string(m.ranks) +
-                                      " MPI ranks; this run has 1");
-    });
-    res.seconds = meta.seconds;
-    next = static_cast<engine::StateId>(meta.next);
+    meta = engine::read_checkpoint_manifest(dir);
+    if (meta.identity != identity_)
+      throw engine::CheckpointError(
+          "the checkpoint is of another check (the model, network, bounds, property, fairness, --on-bound or "
+          "--max-states differ)");
+    if (meta.ranks != ranks)
+      throw engine::CheckpointError("the checkpoint was written by " + std::to_string(meta.ranks) + " MPI rank" +
+                                    (meta.ranks == 1 ? "" : "s") + "; this run has " + std::to_string(ranks));
+    engine::read_checkpoint_part(dir, rank, meta, system, graph, gids);
+  } catch (const engine::CheckpointError& e) {
+    error = e.what();
+  } catch (const std::bad_alloc&) {
+    error = "out of memory while reading the checkpoint";
+  }
+  if (!agree(error, "cannot resume from", dir)) return std::nullopt;
+  // The parts must add up to the manifest's figures.
+  uint64_t states = graph.num_states(), expanded = graph.num_expanded(), edges = graph.num_edges();
+  if (ranks_) {
+    states = expanded = edges = 0;
+    const auto s = ranks_->all(graph.num_states()), x = ranks_->all(graph.num_expanded()),
+               e = ranks_->all(graph.num_edges());
+    for (size_t k = 0; k < s.size(); ++k) states += s[k], expanded += x[k], edges += e[k];
+  }
+  if (states != meta.states || expanded != meta.next || edges != meta.transitions) {
+    if (!ranks_ || ranks_->root())
+      std::fprintf(stderr, "ddsmc: cannot resume from %s: the checkpoint is corrupted (its parts do not add up)\n",
+                   dir.c_str());
+    return std::nullopt;
+  }
+  if (!ranks_ || ranks_->root())
     std::fprintf(stderr, "ddsmc: resuming from %s: %llu states, %llu expanded\n", dir.c_str(),
                  static_cast<unsigned long long>(meta.states), static_cast<unsigned long long>(meta.next));
-    return true;
-  } catch (const engine::CheckpointError& e) {
-    std::fprintf(stderr, "ddsmc: cannot resume from %s: %s\n", dir.c_str(), e.what());
-    return false;
-  }
+  return meta;
 }
 
 }  // namespace ddsmc::app

@@ -1,15 +1,19 @@
 // `--checkpoint DIR`, `--checkpoint-every DURATION` and `--resume DIR` of
-// `ddsmc check` (one process; docs/engine.md §14): when to write a
-// checkpoint, what it must match to be resumed, and the messages.
+// `ddsmc check` (docs/engine.md §14): when to write a checkpoint, the
+// ranks' agreement on it under MPI, what it must match to be resumed, and
+// the messages.
 #pragma once
 
 #include <chrono>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "engine/checkpoint.hpp"
 
 namespace ddsmc::app {
+
+class Ranks;
 
 // "90", "90s", "15m", "2h" (a number of seconds, minutes or hours; 0: at
 // every chance); nullopt if not a duration.
@@ -18,27 +22,46 @@ std::optional<double> parse_duration(const std::string& text);
 class Checkpointing {
  public:
   // `identity`: what must be the same to resume (check_identity()).
-  Checkpointing(std::optional<std::string> dir, std::optional<double> every_seconds, const std::string& identity);
+  // `ranks`: the MPI ranks (nullptr: one process); under MPI every call
+  // below but due() is collective.
+  Checkpointing(std::optional<std::string> dir, std::optional<double> every_seconds, const std::string& identity,
+                const Ranks* ranks);
   bool enabled() const { return dir_.has_value(); }
 
   // The exploration's hooks (engine::ExploreOptions::checkpoint_due and
   // ::checkpoint): periodic checkpoints between slices.
   bool due() const;
-  void write(const engine::ExploreResult& res, engine::StateId next);
+  // Writes every rank's part, then (all of them whole) the manifest;
+  // prints where it went, or why it could not.
+  void write(const engine::ExplorePoint& p);
   // After the exploration: a checkpoint when it was stopped by a signal or
-  // memory (something a resume can go on from). Prints where it went.
-  void after_exploration(const engine::ExploreResult& res);
+  // memory (something a resume can go on from). `graph` is this process's
+  // graph or this rank's shard (`gids` its global ids).
+  void after_exploration(const engine::ExploreResult& res, const engine::StateGraph& graph,
+                         const std::vector<engine::StateId>* gids);
+  // When a signal stopped the analysis of a whole graph: a checkpoint of
+  // it, which a resume analyses again without exploring.
+  void after_analysis(const engine::ExploreResult& res, const engine::StateGraph& graph,
+                      const std::vector<engine::StateId>* gids);
 
-  // Restores `res` from dir for this check: false (message printed, exit 2)
-  // when it cannot be read or belongs to another check. `next` receives
-  // where the exploration goes on.
-  bool restore(const std::string& dir, const engine::System& system, engine::ExploreResult& res,
-               engine::StateId& next) const;
+  // Restores this process's graph (this rank's shard and its global ids)
+  // from dir for this check: the manifest, or nullopt (message printed,
+  // exit 2) when it cannot be read or belongs to another check.
+  std::optional<engine::CheckpointMeta> restore(const std::string& dir, const engine::System& system,
+                                                engine::StateGraph& graph, std::vector<engine::StateId>& gids) const;
 
  private:
+  void write_point(const engine::ExploreResult& res, const engine::StateGraph& graph,
+                   const std::vector<engine::StateId>* gids, uint64_t next);
+  // Collective: whether every rank succeeded; the first failing rank's
+  // message is printed (from rank 0 with "rank K: " before it).
+  bool agree(const std::string& error, const char* what, const std::string& dir) const;
+  uint64_t new_generation() const;
+
   std::optional<std::string> dir_;
   std::optional<double> every_;
   std::string identity_;  // hex of a 128-bit hash
+  const Ranks* ranks_;
   std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
 };
 

@@ -24,6 +24,7 @@
 #include <tuple>
 #include <vector>
 
+#include "dist/explore.hpp"
 #include "dist/link.hpp"
 #include "dist/shard.hpp"
 #include "dist/offers.hpp"
@@ -134,9 +135,15 @@ inline int guarded(F&& f) {
 
 class DistBfs {
  public:
-  DistBfs(const engine::System& system, const engine::ExploreOptions& opts, MPI_Comm comm, engine::ExploreResult& res)
+  // `restored`: this rank's part of a checkpoint to go on from (with
+  // `resumed`, the figures over every rank), or nullptr.
+  DistBfs(const engine::System& system, const engine::ExploreOptions& opts, MPI_Comm comm, engine::ExploreResult& res,
+          std::unique_ptr<Shard> restored, const dist::Resumed* resumed)
       : system_(system), opts_(opts), res_(res), link_(comm), ranks_(link_.size()), me_(link_.rank()),
-        local_(system.layout(), opts.initial_table), threads_(opts.threads ? opts.threads : engine::hardware_threads()),
+        local_(restored ? std::move(restored->graph()) : engine::StateGraph(system.layout(), opts.initial_table)),
+        gids_(restored ? std::move(restored->gids()) : std::vector<StateId>{}),
+        resumed_(resumed ? std::optional<dist::Resumed>(*resumed) : std::nullopt),
+        threads_(opts.threads ? opts.threads : engine::hardware_threads()),
         pool_(threads_), arena_(static_cast<int>(threads_)) {
     const engine::Cancellation& cancel = opts.cancel ? *opts.cancel : engine::Cancellation::none();
     for (size_t w = 0; w < threads_; ++w)
@@ -160,6 +167,17 @@ class DistBfs {
 
  private:
   void start_initial();
+
+  // Takes up a restored shard: the totals over the ranks and where the
+  // BFS queue starts (returned).
+  StateId resume();
+
+  // Between slices: whether any rank's checkpoint is due (collective).
+  bool checkpoint_due();
+  // Hands the graph so far to opts_.checkpoint (collective).
+  void checkpoint(StateId next);
+  // The canonical-form figures over every rank (collective).
+  hashing::CanonicalStats canonical_stats();
 
   // One slice [first, end) of the BFS queue, in the phases of docs/dist.md.
   void run_slice(StateId first, StateId end);
@@ -259,6 +277,7 @@ class DistBfs {
   engine::Partition partition_{uint32_t(ranks_), uint32_t(me_)};
   engine::StateGraph local_;     // the states this rank owns, by local id (in global id order)
   std::vector<StateId> gids_;    // local id -> global id
+  std::optional<dist::Resumed> resumed_;
   size_t threads_;
   engine::WorkerPool pool_;
   tbb::task_arena arena_;

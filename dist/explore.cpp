@@ -5,25 +5,60 @@
 namespace ddsmc::dist::detail {
 
 void DistBfs::run() {
-  start_initial();
-  StateId first = 0;
+  const StateId resumed_at = resumed_ ? resume() : kNoState;
+  StateId first = resumed_ ? resumed_at : 0;
+  if (!resumed_) start_initial();
   while (res_.complete && first < states_) {
+    if (first != resumed_at && opts_.checkpoint && checkpoint_due()) checkpoint(first);
     const StateId end = first + std::min<StateId>(states_ - first, kSlice);
     run_slice(first, end);
     first = end;
   }
 }
 
+hashing::CanonicalStats DistBfs::canonical_stats() {
+  hashing::CanonicalStats mine;
+  for (const auto& w : workers_) mine += w->expander.stats();
+  std::array<uint64_t, 5> sums{mine.calls, mine.fast_path, mine.refined, mine.individualized, mine.nauty};
+  link_.allreduce(sums, MPI_UINT64_T, MPI_SUM);
+  hashing::CanonicalStats all{sums[0], sums[1], sums[2], sums[3], sums[4]};
+  if (resumed_) all += resumed_->canonical;  // (the same on every rank)
+  return all;
+}
+
+StateId DistBfs::resume() {
+  std::array<uint64_t, 3> sums{local_.num_states(), local_.num_expanded(), local_.num_edges()};
+  link_.allreduce(sums, MPI_UINT64_T, MPI_SUM);
+  states_ = static_cast<StateId>(sums[0]);
+  transitions_ = sums[2];
+  next_local_ = local_.num_expanded();
+  res_.pruned_states = resumed_->pruned_states;
+  return static_cast<StateId>(sums[1]);
+}
+
+bool DistBfs::checkpoint_due() {
+  std::array<uint64_t, 1> due{opts_.checkpoint_due && opts_.checkpoint_due() ? 1u : 0u};
+  link_.allreduce(due, MPI_UINT64_T, MPI_MAX);
+  return due[0] != 0;
+}
+
+void DistBfs::checkpoint(StateId next) {
+  engine::ExplorePoint p(local_, &gids_);
+  p.states = states_;
+  p.next = next;
+  p.transitions = transitions_;
+  p.pruned_states = res_.pruned_states;
+  p.canonical = canonical_stats();
+  p.seconds = since(start_) + (resumed_ ? resumed_->seconds : 0);
+  opts_.checkpoint(p);
+}
+
 void DistBfs::finish() {
   // (pruned_states is summed over the ranks slice by slice already)
-  std::array<uint64_t, 6> sums{0, 0, 0, 0, 0, link_.exchange().stats().bytes_sent};
-  for (const auto& w : workers_) {
-    const hashing::CanonicalStats s = w->expander.stats();
-    sums[0] += s.calls, sums[1] += s.fast_path, sums[2] += s.refined, sums[3] += s.individualized, sums[4] += s.nauty;
-  }
-  link_.allreduce(sums, MPI_UINT64_T, MPI_SUM);
-  res_.canonical = {sums[0], sums[1], sums[2], sums[3], sums[4]};
-  res_.bytes_sent = sums[5];
+  res_.canonical = canonical_stats();
+  std::array<uint64_t, 1> sent{link_.exchange().stats().bytes_sent};
+  link_.allreduce(sent, MPI_UINT64_T, MPI_SUM);
+  res_.bytes_sent = sent[0];
   // The graph stays in the shards (the analysis is distributed too,
   // dist/analysis.hpp): the totals, each rank's count and the memory.
   res_.sharded = true;
@@ -195,14 +230,14 @@ void DistBfs::report_progress(uint64_t found, uint64_t queue) {
 namespace ddsmc::dist {
 
 engine::ExploreResult explore(const engine::System& system, const engine::ExploreOptions& opts, MPI_Comm comm,
-                              std::unique_ptr<Shard>& shard) {
+                              std::unique_ptr<Shard>& shard, const Resumed* resumed) {
   const auto start = detail::Clock::now();
   engine::ExploreResult res(system.layout(), 1 << 12);
   // The protocol has every rank in every collective: a rank that leaves it
   // on an error it cannot report in-band takes the job down rather than
   // leave the others waiting.
   try {
-    detail::DistBfs bfs(system, opts, comm, res);
+    detail::DistBfs bfs(system, opts, comm, res, resumed ? std::move(shard) : nullptr, resumed);
     bfs.run();
     bfs.finish();
     shard = bfs.take_shard();
@@ -210,7 +245,7 @@ engine::ExploreResult explore(const engine::System& system, const engine::Explor
     std::fprintf(stderr, "ddsmc: internal error in the distributed exploration: %s\n", e.what());
     MPI_Abort(comm, 3);
   }
-  res.seconds = detail::since(start);
+  res.seconds = detail::since(start) + (resumed ? resumed->seconds : 0);
   return res;
 }
 

@@ -8,10 +8,8 @@
 // hence every verdict and trace equal the single-process run's.
 //
 // Collective over comm: every rank calls it with the same system and
-// options. Rank 0's result holds the whole graph but the states'
-// encodings, gathered from the ranks once the exploration is over (so that
-// the single-process analysis runs on it; dist/gather.hpp); the other
-// ranks' results have an empty graph and the same figures. `shard`
+// options. The graph stays in the shards: every rank's result has an empty
+// graph and the same figures over all ranks (`sharded`), and `shard`
 // receives this rank's states, encodings included.
 #pragma once
 
@@ -24,7 +22,17 @@
 
 namespace ddsmc::dist {
 
+// Where a resumed exploration stands (a checkpoint's figures over every
+// rank; engine/checkpoint.hpp).
+struct Resumed {
+  uint64_t pruned_states = 0;
+  hashing::CanonicalStats canonical;
+  double seconds = 0;
+};
+
+// `resumed`: continue from the states `shard` holds on entry (this rank's
+// part of a checkpoint) instead of from the initial state.
 engine::ExploreResult explore(const engine::System& system, const engine::ExploreOptions& opts, MPI_Comm comm,
-                              std::unique_ptr<Shard>& shard);
+                              std::unique_ptr<Shard>& shard, const Resumed* resumed = nullptr);
 
 }  // namespace ddsmc::dist

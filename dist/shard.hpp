@@ -18,7 +18,9 @@ class Shard {
  public:
   Shard(engine::StateGraph graph, std::vector<engine::StateId> gids) : graph_(std::move(graph)), gids_(std::move(gids)) {}
   const engine::StateGraph& graph() const { return graph_; }
+  engine::StateGraph& graph() { return graph_; }
   const std::vector<engine::StateId>& gids() const { return gids_; }
+  std::vector<engine::StateId>& gids() { return gids_; }
   // Drops the visited set and the tree's index (only reading back is left).
   void end_exploration() { graph_.store().end_exploration(); }
   // The local id of global state `gid`, if this rank owns it.

@@ -1,19 +1,27 @@
-// A checkpoint of a one-process exploration (docs/engine.md §14): the
-// explored graph (every state's canonical encoding, and the edges of the
-// states expanded so far) and the exploration's figures, in one file
-// written under a temporary name and renamed, so that a file with the
-// final name is always whole. The BFS queue is implicit: the states not
-// expanded yet, [next, states), so resuming continues at `next` with the
-// single-process numbering (docs/engine.md §9) and gives exactly the
+// Checkpoints of an exploration (docs/engine.md §14): the explored graph
+// (every state's canonical encoding, and the edges of the states expanded
+// so far) and the exploration's figures. The BFS queue is implicit: the
+// states not expanded yet, [next, states), so resuming continues at `next`
+// with the sequential numbering (docs/engine.md §9) and gives exactly the
 // states, transitions and verdicts of an uninterrupted run.
 //
-// Format (version kFormat): "DDSMC-CK", a 32-bit format version, the
-// metadata (Boost.Serialization, binary archive: same ddsmc build and
-// architecture), then per state its encoding, then per expanded state its
-// edges (targets as deltas from the previous one, labels; varints), and an
-// XXH3-64 checksum of all that. Reading checks the magic,
-// the version, every length against the file and the checksum, and throws
-// CheckpointError (with a sentence for the user) on any mismatch.
+// A checkpoint in DIR is a generation: one part per rank (one process: one
+// part), DIR/rank-K.GENERATION.ddsmc, each holding that rank's states
+// (their global ids, encodings and rows), then the manifest
+// DIR/checkpoint.ddsmc naming the generation, written last. Every file is
+// written under a temporary name and renamed, and the manifest only once
+// every part is whole, so the manifest always names a whole checkpoint
+// (the previous one until the new one is complete); older generations'
+// parts are removed after that.
+//
+// File format (version kCheckpointFormat): "DDSMC-CK", a 32-bit format
+// version, the metadata (Boost.Serialization, binary archive: same ddsmc
+// build and architecture), the body, an XXH3-64 checksum of all that. A
+// part's body: per state its global id (delta from the previous one), its
+// encoding, then per expanded state its edges (targets as deltas, labels);
+// varints. Reading checks the whole file against its checksum before it
+// believes anything in it, then the magic, the version and every length,
+// and throws CheckpointError (a sentence for the user) on any mismatch.
 #pragma once
 
 #include <array>
@@ -21,40 +29,52 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "engine/explore.hpp"
 #include "engine/system.hpp"
 
 namespace ddsmc::engine {
 
-inline constexpr uint32_t kCheckpointFormat = 1;
+inline constexpr uint32_t kCheckpointFormat = 2;
 
 struct CheckpointError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// What a checkpoint records besides the graph.
+// The manifest: what the checkpoint is of, and the figures over every rank.
 struct CheckpointMeta {
   std::string identity;  // what must be the same to resume (the app's check identity, hashed)
   uint32_t ranks = 1;
+  uint64_t generation = 0;
   uint64_t states = 0, next = 0, transitions = 0, pruned_states = 0;
   std::array<uint64_t, 5> canonical{};  // hashing::CanonicalStats
   double seconds = 0;                   // exploration time so far
 };
 
-// The file's path in a checkpoint directory.
+// The manifest's figures for an exploration point.
+CheckpointMeta checkpoint_meta(const ExplorePoint& p);
+
+// The manifest's path in a checkpoint directory, and a part's.
 std::string checkpoint_file(const std::string& dir);
+std::string checkpoint_part_file(const std::string& dir, uint32_t rank, uint64_t generation);
 
-// Writes `res` (states [0, next) expanded) to dir (created if missing).
-// Throws CheckpointError when the file cannot be written.
-void write_checkpoint(const std::string& dir, const ExploreResult& res, StateId next, CheckpointMeta meta);
+// Writes this rank's part of checkpoint `meta` (dir created if missing):
+// the states of p.graph (global ids p.gids, or the same as local ones),
+// the edges of [0, p.graph.num_expanded()). Throws CheckpointError.
+void write_checkpoint_part(const std::string& dir, uint32_t rank, const ExplorePoint& p, const CheckpointMeta& meta);
+// Writes the manifest, which makes the generation the checkpoint.
+void write_checkpoint_manifest(const std::string& dir, const CheckpointMeta& meta);
+// Removes this rank's parts of every other generation, and temporary files.
+void remove_other_checkpoint_parts(const std::string& dir, uint32_t rank, uint64_t keep);
 
-// Reads the metadata, has `accept` check it (it throws CheckpointError to
-// refuse: another check, say) before anything else is read, then the
-// graph into `res` (a fresh result for the system's layout): states
-// re-interned in id order, labels from the system, the visited set bound,
-// the figures restored.
-CheckpointMeta read_checkpoint(const std::string& dir, const System& system, ExploreResult& res,
-                               const std::function<void(const CheckpointMeta&)>& accept);
+// Reads the manifest (checked whole first).
+CheckpointMeta read_checkpoint_manifest(const std::string& dir);
+// Reads this rank's part of that checkpoint into `graph` (fresh, for the
+// system's layout): states re-interned in local id order, labels from the
+// system, the visited set bound, the rows of its expanded states; `gids`
+// gets their global ids (for one rank they must be 0, 1, ...).
+void read_checkpoint_part(const std::string& dir, uint32_t rank, const CheckpointMeta& meta, const System& system,
+                          StateGraph& graph, std::vector<StateId>& gids);
 
 }  // namespace ddsmc::engine

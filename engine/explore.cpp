@@ -62,12 +62,24 @@ class Bfs {
     if (resume == kNoState) start_initial();
     else first = resume;
     while (res_.complete && first < g_.num_states()) {
-      if (first != resume && opts_.checkpoint && opts_.checkpoint_due && opts_.checkpoint_due())
-        opts_.checkpoint(res_, first);
+      if (first != resume && opts_.checkpoint && opts_.checkpoint_due && opts_.checkpoint_due()) checkpoint(first);
       const StateId end = first + std::min<StateId>(g_.num_states() - first, kSlice);
       run_level(first, end);
       first = end;
     }
+  }
+
+  // The graph so far, for opts_.checkpoint.
+  void checkpoint(StateId next) {
+    ExplorePoint p(g_);
+    p.states = g_.num_states();
+    p.next = next;
+    p.transitions = g_.num_edges();
+    p.pruned_states = res_.pruned_states;
+    p.canonical = res_.canonical;
+    for (const auto& w : workers_) p.canonical += w->expander.stats();
+    p.seconds = res_.seconds + since(start_);
+    opts_.checkpoint(p);
   }
 
   void finish_stats() {

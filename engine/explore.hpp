@@ -47,11 +47,25 @@ struct ExploreOptions {
   // that a report is due (one at a time).
   std::function<void(const ExploreProgress&)> progress;
   double progress_interval = 2.0;
-  // Between slices, when checkpoint_due() says so: checkpoint(res, next)
-  // with the graph committed so far, [next, states) the BFS queue (the
-  // app's --checkpoint-every; engine/checkpoint.hpp).
+  // Between slices, when checkpoint_due() says so (on any rank):
+  // checkpoint() with the graph committed so far (the app's
+  // --checkpoint-every; engine/checkpoint.hpp). Under MPI every rank calls
+  // it at the same point, with its shard.
   std::function<bool()> checkpoint_due;
-  std::function<void(const struct ExploreResult&, StateId next)> checkpoint;
+  std::function<void(const struct ExplorePoint&)> checkpoint;
+};
+
+// An exploration between two slices, as a checkpoint saves it: this
+// process's graph (under MPI, this rank's shard, and its states' global
+// ids), its states [0, graph.num_expanded()) expanded, and the figures over
+// every rank: the states [next, states) are the BFS queue.
+struct ExplorePoint {
+  explicit ExplorePoint(const StateGraph& g, const std::vector<StateId>* ids = nullptr) : graph(g), gids(ids) {}
+  const StateGraph& graph;
+  const std::vector<StateId>* gids = nullptr;  // local id -> global id (nullptr: the same)
+  uint64_t states = 0, next = 0, transitions = 0, pruned_states = 0;
+  hashing::CanonicalStats canonical;
+  double seconds = 0;
 };
 
 struct ExploreResult {

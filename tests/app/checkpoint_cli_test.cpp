@@ -12,6 +12,8 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <optional>
 #include <thread>
 
 #include "tests/app/cli_support.hpp"
@@ -128,31 +130,60 @@ TEST(CheckpointCli, ACheckpointOfAnotherCheckIsRefused) {
   }
 }
 
+// The one file of `dir` whose name starts with `prefix`.
+std::string file_starting(const std::string& dir, const std::string& prefix) {
+  std::string found;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().filename().string().rfind(prefix, 0) == 0) {
+      EXPECT_TRUE(found.empty()) << "two files " << prefix << "* in " << dir;
+      found = e.path().filename().string();
+    }
+  EXPECT_FALSE(found.empty()) << "no file " << prefix << "* in " << dir;
+  return found;
+}
+
 TEST(CheckpointCli, DamagedOrMissingCheckpointsAreRefused) {
   const std::vector<std::string> check = {"check", example("flooding"), "--network", "ring:5"};
   const std::string good = periodic_checkpoint(check);
-  const std::string bytes = read_text(good + "/checkpoint.ddsmc");
-  ASSERT_GT(bytes.size(), 1000u);
-  auto damaged = [&](const std::string& content) {
+  // A checkpoint is its manifest and (one process) one part.
+  const std::string manifest = "checkpoint.ddsmc", part = file_starting(good, "rank-0.");
+  EXPECT_EQ(std::distance(fs::directory_iterator(good), fs::directory_iterator()), 2);
+  // The same check's checkpoint of another generation: its part is whole
+  // but not this manifest's.
+  const std::string other = periodic_checkpoint(check);
+  const std::string other_part = file_starting(other, "rank-0.");
+  ASSERT_NE(part, other_part);
+  // A copy of the good checkpoint with `file` replaced (or removed).
+  auto damaged = [&](const std::string& file, const std::optional<std::string>& content) {
     const std::string dir = fresh_dir("damaged");
-    std::ofstream(dir + "/checkpoint.ddsmc", std::ios::binary) << content;
+    fs::copy(good, dir);
+    if (content) std::ofstream(dir + "/" + file, std::ios::binary | std::ios::trunc) << *content;
+    else fs::remove(dir + "/" + file);
     return dir;
   };
-  std::string flipped = bytes;
-  flipped[bytes.size() / 2] = static_cast<char>(flipped[bytes.size() / 2] ^ 0x40);
-  std::string header_flipped = bytes;
-  header_flipped[20] = static_cast<char>(header_flipped[20] ^ 0x01);
-  const std::vector<std::pair<std::string, std::string>> cases = {
-      {damaged(bytes.substr(0, bytes.size() / 2)), "truncated or corrupted"},
-      {damaged(bytes.substr(0, bytes.size() - 3)), "truncated or corrupted"},
-      {damaged(bytes.substr(0, 5)), "truncated"},
-      {damaged(flipped), "truncated or corrupted"},
-      {damaged(header_flipped), "truncated or corrupted"},
-      {damaged(bytes + "x"), "truncated or corrupted"},
-      {damaged("not a checkpoint at all, just text"), "not a ddsmc checkpoint"},
-      {damaged(""), "truncated"},
+  std::vector<std::pair<std::string, std::string>> cases = {
+      {damaged(part, std::nullopt), "part of the checkpoint is missing"},
+      {damaged(part, read_text(other + "/" + other_part)), "belongs to another checkpoint"},
+      {damaged(manifest, std::string("not a checkpoint at all, just text")), "not a ddsmc checkpoint"},
+      {damaged(manifest, std::string()), "truncated"},
       {fresh_dir("empty"), "no checkpoint"},
   };
+  for (const std::string& file : {manifest, part}) {
+    const std::string bytes = read_text(good + "/" + file);
+    ASSERT_GT(bytes.size(), 40u);
+    std::string flipped = bytes;
+    flipped[bytes.size() / 2] = static_cast<char>(flipped[bytes.size() / 2] ^ 0x40);
+    std::string header_flipped = bytes;
+    header_flipped[20] = static_cast<char>(header_flipped[20] ^ 0x01);
+    for (const auto& [content, what] : std::vector<std::pair<std::string, std::string>>{
+             {bytes.substr(0, bytes.size() / 2), "truncated or corrupted"},
+             {bytes.substr(0, bytes.size() - 3), "truncated or corrupted"},
+             {bytes.substr(0, 5), "truncated"},
+             {flipped, "truncated or corrupted"},
+             {header_flipped, "truncated or corrupted"},
+             {bytes + "x", "truncated or corrupted"}})
+      cases.emplace_back(damaged(file, content), what);
+  }
   for (const auto& [dir, what] : cases) {
     std::vector<std::string> args = check;
     args.insert(args.end(), {"--resume", dir});
