@@ -308,7 +308,10 @@ int run_check(const CheckOptions& opts) {
   if (opts.resume) {
     engine::StateGraph graph(cm.layout);
     std::vector<engine::StateId> gids;
-    auto meta = checkpoints.restore(*opts.resume, system, graph, gids);
+    std::optional<engine::CheckpointMeta> meta;  // (read on the exploration's workers)
+    tbb::task_arena(static_cast<int>(pool.threads())).execute([&] {
+      meta = checkpoints.restore(*opts.resume, system, graph, gids);
+    });
     if (!meta) return kExitUsage;  // (every rank: restore() agrees)
     const hashing::CanonicalStats canonical{meta->canonical[0], meta->canonical[1], meta->canonical[2],
                                             meta->canonical[3], meta->canonical[4]};

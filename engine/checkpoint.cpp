@@ -4,6 +4,8 @@
 #include <boost/archive/binary_iarchive.hpp>
 #include <boost/archive/binary_oarchive.hpp>
 #include <boost/serialization/string.hpp>
+#include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <filesystem>
 #include <sstream>
@@ -11,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "engine/checkpoint_io.hpp"
+#include "engine/parallel.hpp"
 #include "hashing/state.hpp"
 
 namespace ddsmc::engine {
@@ -44,37 +47,76 @@ void serialize(Archive& ar, ddsmc::engine::PartMeta& m, const unsigned /*version
 
 namespace ddsmc::engine::checkpoint_io {
 
-void verify(const std::string& path) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) throw CheckpointError("cannot open " + path);
-  const auto size = static_cast<uint64_t>(in.tellg());
+HashedOut::HashedOut(const std::string& path)
+    : out_(path, std::ios::binary | std::ios::trunc), state_(XXH3_createState()) {
+  if (!out_) throw CheckpointError("cannot create " + path);
+  XXH3_64bits_reset(state_.get());
+  buffer_.reserve(kBuffer);
+}
+
+void HashedOut::write_now(const uint8_t* p, size_t n) {
+  XXH3_64bits_update(state_.get(), p, n);
+  out_.write(reinterpret_cast<const char*>(p), static_cast<std::streamsize>(n));
+}
+
+bool HashedOut::finish() {
+  flush();
+  const uint64_t digest = XXH3_64bits_digest(state_.get());
+  out_.write(reinterpret_cast<const char*>(&digest), sizeof digest);
+  out_.flush();
+  return static_cast<bool>(out_);
+}
+
+CheckedIn::CheckedIn(const std::string& path) : in_(path, std::ios::binary | std::ios::ate) {
+  if (!in_) throw CheckpointError("cannot open " + path);
+  const auto size = static_cast<uint64_t>(in_.tellg());
   if (size < sizeof kMagic + 4 + 8 + 8) throw CheckpointError("the checkpoint is truncated");
-  in.seekg(0);
+  in_.seekg(0);
   char magic[sizeof kMagic];
-  in.read(magic, sizeof magic);
+  in_.read(magic, sizeof magic);
   if (std::memcmp(magic, kMagic, sizeof kMagic) != 0) throw CheckpointError(path + " is not a ddsmc checkpoint");
-  in.seekg(0);
-  std::unique_ptr<XXH3_state_t, decltype(&XXH3_freeState)> state(XXH3_createState(), &XXH3_freeState);
+  in_.seekg(0);
+  HashState state(XXH3_createState());
   XXH3_64bits_reset(state.get());
-  std::vector<char> buffer(size_t{1} << 20);
+  buffer_.resize(kBuffer);
   for (uint64_t left = size - 8; left > 0;) {
-    const size_t n = static_cast<size_t>(std::min<uint64_t>(left, buffer.size()));
-    in.read(buffer.data(), static_cast<std::streamsize>(n));
-    if (static_cast<size_t>(in.gcount()) != n) throw CheckpointError("the checkpoint is truncated");
-    XXH3_64bits_update(state.get(), buffer.data(), n);
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(left, buffer_.size()));
+    in_.read(reinterpret_cast<char*>(buffer_.data()), static_cast<std::streamsize>(n));
+    if (static_cast<size_t>(in_.gcount()) != n) throw CheckpointError("the checkpoint is truncated");
+    XXH3_64bits_update(state.get(), buffer_.data(), n);
     left -= n;
   }
   uint64_t stored = 0;
-  in.read(reinterpret_cast<char*>(&stored), sizeof stored);
+  in_.read(reinterpret_cast<char*>(&stored), sizeof stored);
   if (stored != XXH3_64bits_digest(state.get()))
     throw CheckpointError("the checkpoint is truncated or corrupted (its checksum does not match)");
+  in_.clear();
+  in_.seekg(0);
+  left_ = size - 8;
+  buffer_.clear();
+  at_ = 0;
 }
+
+void CheckedIn::refill() {
+  if (left_ == 0) throw CheckpointError("the checkpoint is corrupted (a length runs past its end)");
+  const size_t n = static_cast<size_t>(std::min<uint64_t>(left_, kBuffer));
+  buffer_.resize(n);
+  in_.read(reinterpret_cast<char*>(buffer_.data()), static_cast<std::streamsize>(n));
+  if (static_cast<size_t>(in_.gcount()) != n) throw CheckpointError("the checkpoint is truncated");
+  left_ -= n;
+  at_ = 0;
+}
+
+void CheckedIn::finish() const {
+  if (at_ != buffer_.size() || left_ != 0) throw CheckpointError("the checkpoint has bytes after its end");
+}
+
 }  // namespace ddsmc::engine::checkpoint_io
 
 namespace ddsmc::engine {
 namespace {
 
-using checkpoint_io::HashedIn;
+using checkpoint_io::CheckedIn;
 using checkpoint_io::HashedOut;
 using checkpoint_io::kMagic;
 
@@ -94,7 +136,7 @@ void write_header(HashedOut& out, const Meta& meta) {
 
 // Opens a file (checked whole first) and reads its header.
 template <class Meta>
-Meta read_header(HashedIn& in, const std::string& path) {
+Meta read_header(CheckedIn& in, const std::string& path) {
   char magic[sizeof kMagic];
   in.bytes(magic, sizeof magic);
   if (std::memcmp(magic, kMagic, sizeof kMagic) != 0) throw CheckpointError(path + " is not a ddsmc checkpoint");
@@ -133,9 +175,8 @@ void write_file(const std::string& dir, const std::string& path, Body&& body) {
   if (ec) throw CheckpointError("cannot rename " + tmp + " to " + path + ": " + ec.message());
 }
 
-void check_file(const std::string& path, const std::string& what) {
+void check_exists(const std::string& path, const std::string& what) {
   if (!std::filesystem::exists(path)) throw CheckpointError(what + " is missing (" + path + ")");
-  checkpoint_io::verify(path);
 }
 
 }  // namespace
@@ -202,8 +243,7 @@ void remove_other_checkpoint_parts(const std::string& dir, uint32_t rank, uint64
 CheckpointMeta read_checkpoint_manifest(const std::string& dir) {
   const std::string path = checkpoint_file(dir);
   if (!std::filesystem::exists(path)) throw CheckpointError("no checkpoint in " + dir + " (" + path + " is missing)");
-  checkpoint_io::verify(path);
-  HashedIn in(path);
+  CheckedIn in(path);
   const auto meta = read_header<CheckpointMeta>(in, path);
   in.finish();
   if (meta.next > meta.states || meta.states >= kNoState || meta.ranks == 0)
@@ -214,8 +254,8 @@ CheckpointMeta read_checkpoint_manifest(const std::string& dir) {
 void read_checkpoint_part(const std::string& dir, uint32_t rank, const CheckpointMeta& meta, const System& system,
                           StateGraph& g, std::vector<StateId>& gids) {
   const std::string path = checkpoint_part_file(dir, rank, meta.generation);
-  check_file(path, "rank " + std::to_string(rank) + "'s part of the checkpoint");
-  HashedIn in(path);
+  check_exists(path, "rank " + std::to_string(rank) + "'s part of the checkpoint");
+  CheckedIn in(path);
   const auto part = read_header<PartMeta>(in, path);
   if (part.identity != meta.identity || part.ranks != meta.ranks || part.rank != rank ||
       part.generation != meta.generation)
@@ -223,26 +263,70 @@ void read_checkpoint_part(const std::string& dir, uint32_t rank, const Checkpoin
   if (part.states > meta.states || part.expanded > part.states || part.transitions > meta.transitions)
     throw CheckpointError("the checkpoint is corrupted (inconsistent counts in " + path + ")");
 
+  // The states, a batch at a time: read in order, then interned by the
+  // caller's task arena's workers (the tree store is concurrent; a full
+  // store is grown between rounds and the states it refused are redone).
   const hashing::StateLayout& layout = system.layout();
-  std::string bytes;
-  hashing::GlobalState s;
+  constexpr uint64_t kStateBatch = uint64_t{1} << 16;
+  std::string buffer;
+  std::vector<size_t> offsets;
+  std::vector<uint32_t> todo, refused;
+  std::atomic<bool> bad{false};
   gids.clear();
   gids.reserve(part.states);
   uint64_t gid = 0;
-  for (uint64_t i = 0; i < part.states; ++i) {
-    const uint64_t delta = in.varint();
-    gid += delta;
-    if ((i > 0 && delta == 0) || gid >= meta.states || (meta.ranks == 1 && gid != i))
-      throw CheckpointError("the checkpoint is corrupted (state ids out of order)");
-    gids.push_back(static_cast<StateId>(gid));
-    const uint64_t n = in.varint();
-    if (n > (uint64_t{1} << 28)) throw CheckpointError("the checkpoint is corrupted (a state is too long)");
-    bytes.resize(n);
-    in.bytes(bytes.data(), n);
-    if (!hashing::decode(bytes, layout, s)) throw CheckpointError("the checkpoint is corrupted (a state does not decode)");
-    const StateId id = g.add_state("", s, system);
-    if (id != i) throw std::logic_error("read_checkpoint_part: ids out of order");
-    g.store().bind(g.root(id), id);
+  for (uint64_t first = 0; first < part.states;) {
+    const uint64_t n = std::min(kStateBatch, part.states - first);
+    buffer.clear();
+    offsets.assign(1, 0);
+    for (uint64_t i = first; i < first + n; ++i) {
+      const uint64_t delta = in.varint();
+      gid += delta;
+      if ((i > 0 && delta == 0) || gid >= meta.states || (meta.ranks == 1 && gid != i))
+        throw CheckpointError("the checkpoint is corrupted (state ids out of order)");
+      gids.push_back(static_cast<StateId>(gid));
+      const uint64_t size = in.varint();
+      if (size > (uint64_t{1} << 28)) throw CheckpointError("the checkpoint is corrupted (a state is too long)");
+      buffer.resize(buffer.size() + size);
+      in.bytes(buffer.data() + offsets.back(), size);
+      offsets.push_back(buffer.size());
+    }
+    const StateId base = g.add_states(n);
+    todo.resize(n);
+    for (uint32_t k = 0; k < n; ++k) todo[k] = k;
+    while (!todo.empty()) {
+      std::vector<std::atomic<uint8_t>> full(todo.size());
+      parallel_for(size_t{0}, todo.size(), 256, [&](const tbb::blocked_range<size_t>& r) {
+        hashing::GlobalState s;
+        hashing::SegmentedEncoding enc;
+        std::vector<uint64_t> labels(g.label_words());
+        for (size_t j = r.begin(); j < r.end(); ++j) {
+          const uint32_t k = todo[j];
+          if (!hashing::decode(std::string_view(buffer).substr(offsets[k], offsets[k + 1] - offsets[k]), layout, s)) {
+            bad.store(true);
+            continue;
+          }
+          hashing::encode_segmented(s, layout, enc);
+          uint32_t root;
+          try {
+            root = g.store().tree().intern(enc);
+          } catch (const hashing::TreeStoreFull&) {
+            full[j].store(1, std::memory_order_relaxed);
+            continue;
+          }
+          g.labels_of(s, system, labels.data());
+          g.fill_state(base + k, root, labels.data());
+          g.store().bind(root, base + k);
+        }
+      });
+      if (bad.load()) throw CheckpointError("the checkpoint is corrupted (a state does not decode)");
+      refused.clear();
+      for (size_t j = 0; j < todo.size(); ++j)
+        if (full[j].load(std::memory_order_relaxed)) refused.push_back(todo[j]);
+      if (!refused.empty()) g.store().grow();
+      todo.swap(refused);
+    }
+    first += n;
   }
   constexpr StateId kBatch = 4096;
   std::vector<std::vector<Edge>> rows;

@@ -1,31 +1,38 @@
 // The checkpoint files' reading and writing (engine/checkpoint.hpp): a
-// file written and read back through an XXH3-64 hash of its bytes, whose
-// checksum ends it, and the check of a whole file against it.
+// file written through a buffer and an XXH3-64 hash of its bytes, whose
+// checksum ends it; and a file read back only once its whole content
+// matched that checksum, through a buffer.
 #pragma once
 
 #include <xxhash.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <fstream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "engine/checkpoint.hpp"
 
 namespace ddsmc::engine::checkpoint_io {
 
 inline constexpr char kMagic[8] = {'D', 'D', 'S', 'M', 'C', '-', 'C', 'K'};
+inline constexpr size_t kBuffer = size_t{1} << 20;
 
-// A file written through a buffer, hashed as it goes.
+struct FreeHash {
+  void operator()(XXH3_state_t* s) const { XXH3_freeState(s); }
+};
+using HashState = std::unique_ptr<XXH3_state_t, FreeHash>;
+
 class HashedOut {
  public:
-  explicit HashedOut(const std::string& path) : out_(path, std::ios::binary | std::ios::trunc), state_(XXH3_createState()) {
-    if (!out_) throw CheckpointError("cannot create " + path);
-    XXH3_64bits_reset(state_.get());
-  }
+  explicit HashedOut(const std::string& path);
   void bytes(const void* p, size_t n) {
-    XXH3_64bits_update(state_.get(), p, n);
-    out_.write(static_cast<const char*>(p), static_cast<std::streamsize>(n));
+    const auto* b = static_cast<const uint8_t*>(p);
+    if (buffer_.size() + n > kBuffer) flush();
+    if (n > kBuffer) return write_now(b, n);
+    buffer_.insert(buffer_.end(), b, b + n);
   }
   void u32(uint32_t v) { bytes(&v, sizeof v); }
   void u64(uint64_t v) { bytes(&v, sizeof v); }
@@ -41,31 +48,32 @@ class HashedOut {
     bytes(b, n);
   }
   // Appends the checksum and flushes; false if anything failed.
-  bool finish() {
-    const uint64_t digest = XXH3_64bits_digest(state_.get());
-    out_.write(reinterpret_cast<const char*>(&digest), sizeof digest);
-    out_.flush();
-    return static_cast<bool>(out_);
-  }
+  bool finish();
 
  private:
-  struct Free {
-    void operator()(XXH3_state_t* s) const { XXH3_freeState(s); }
-  };
+  void flush() {
+    write_now(buffer_.data(), buffer_.size());
+    buffer_.clear();
+  }
+  void write_now(const uint8_t* p, size_t n);
   std::ofstream out_;
-  std::unique_ptr<XXH3_state_t, Free> state_;
+  HashState state_;
+  std::vector<uint8_t> buffer_;
 };
 
-// The same file read back, hashed as it goes; any short read is an error.
-class HashedIn {
+class CheckedIn {
  public:
-  explicit HashedIn(const std::string& path) : in_(path, std::ios::binary), state_(XXH3_createState()) {
-    if (!in_) throw CheckpointError("cannot open " + path);
-    XXH3_64bits_reset(state_.get());
-  }
+  // Opens the file and checks it whole against its checksum (and its
+  // magic) before anything in it is read; throws CheckpointError.
+  explicit CheckedIn(const std::string& path);
   void bytes(void* p, size_t n) {
-    raw(p, n);
-    XXH3_64bits_update(state_.get(), p, n);
+    auto* out = static_cast<uint8_t*>(p);
+    while (n > 0) {
+      if (at_ == buffer_.size()) refill();
+      const size_t k = std::min(n, buffer_.size() - at_);
+      std::copy_n(buffer_.data() + at_, k, out);
+      at_ += k, out += k, n -= k;
+    }
   }
   uint32_t u32() {
     uint32_t v;
@@ -80,35 +88,22 @@ class HashedIn {
   uint64_t varint() {
     uint64_t v = 0;
     for (unsigned shift = 0; shift < 64; shift += 7) {
-      uint8_t b;
-      bytes(&b, 1);
+      if (at_ == buffer_.size()) refill();
+      const uint8_t b = buffer_[at_++];
       v |= uint64_t{b & 0x7fu} << shift;
       if (!(b & 0x80)) return v;
     }
     throw CheckpointError("the checkpoint is corrupted (a length is malformed)");
   }
-  // Reads the stored checksum and compares; the file must end there.
-  void finish() {
-    const uint64_t digest = XXH3_64bits_digest(state_.get());
-    uint64_t stored;
-    raw(&stored, sizeof stored);
-    if (stored != digest) throw CheckpointError("the checkpoint is corrupted (its checksum does not match)");
-    if (in_.peek() != std::char_traits<char>::eof()) throw CheckpointError("the checkpoint has bytes after its end");
-  }
+  // The content must end here (only the checksum after it).
+  void finish() const;
 
  private:
-  void raw(void* p, size_t n) {
-    in_.read(static_cast<char*>(p), static_cast<std::streamsize>(n));
-    if (static_cast<size_t>(in_.gcount()) != n) throw CheckpointError("the checkpoint is truncated");
-  }
-  struct Free {
-    void operator()(XXH3_state_t* s) const { XXH3_freeState(s); }
-  };
+  void refill();
   std::ifstream in_;
-  std::unique_ptr<XXH3_state_t, Free> state_;
+  uint64_t left_ = 0;  // content bytes not read into the buffer yet
+  std::vector<uint8_t> buffer_;
+  size_t at_ = 0;
 };
-
-// The whole file against its checksum, before anything in it is believed.
-void verify(const std::string& path);
 
 }  // namespace ddsmc::engine::checkpoint_io
