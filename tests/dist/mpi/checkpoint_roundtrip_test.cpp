@@ -17,29 +17,13 @@
 #include "dist/explore.hpp"
 #include "engine/checkpoint.hpp"
 #include "engine/d2c/system.hpp"
-#include "tests/engine/reference_support.hpp"
+#include "tests/engine/graph_compare.hpp"
+#include "tests/engine/random_checks.hpp"
 
 namespace ddsmc {
 namespace {
 
 using namespace reftest;
-
-// "" when local state `l` of `shard` is state `id` of the one-process graph.
-std::string owned_difference(const engine::StateGraph& s, engine::StateId id, const dist::Shard& shard,
-                             engine::StateId l) {
-  const engine::StateGraph& d = shard.graph();
-  const std::string at = "state " + std::to_string(id) + ": ";
-  if (id >= s.num_states()) return at + "not in the one-process graph";
-  if (d.bytes(l) != s.bytes(id)) return at + "different encoding";
-  if (s.expanded(id) != d.expanded(l)) return at + "expanded in one graph only";
-  auto a = s.edges(id), b = d.edges(l);
-  if (!std::equal(a.begin(), a.end(), b.begin(), b.end())) return at + "different edges";
-  for (uint32_t n = 0; n < s.num_nodes(); ++n)
-    if (s.faulty(id, n) != d.faulty(l, n)) return at + "different fault label";
-  for (uint32_t c = 0; c < s.num_arcs(); ++c)
-    if (s.channel_empty(id, c) != d.channel_empty(l, c)) return at + "different channel label";
-  return "";
-}
 
 TEST(DistCheckpoint, ResumedShardsGiveTheOneProcessGraph) {
   const MPI_Comm comm = MPI_COMM_WORLD;
@@ -51,40 +35,17 @@ TEST(DistCheckpoint, ResumedShardsGiveTheOneProcessGraph) {
   MPI_Bcast(&id, 1, MPI_LONG, 0, comm);
   const std::string root =
       (std::filesystem::temp_directory_path() / ("ddsmc-dist-roundtrip-" + std::to_string(id))).string();
-  Rng rng(20261204);  // the same programs and boundaries on every rank
-  GenOptions opt;
-  opt.min_input = opt.max_input = 1;
-  opt.max_input_arity = 1;
-  opt.max_state = 2;
-  opt.max_transport_arity = 1;
-  opt.min_rules = 3;
-  opt.max_rules = 6;
-  ProgramGenerator gen(rng, opt);
-  GenOptions plain = opt;
-  plain.min_input = plain.max_input = 0;
-  ProgramGenerator gen_plain(rng, plain);
-  const std::vector<std::string> networks = {"line:2", "ring:3", "line:3", "star:3", "ring:4"};
+  RandomChecks checks(20261204);  // the same programs and boundaries on every rank
   int compared = 0, resumed_mid = 0;
   for (int attempt = 0; attempt < 800 && compared < 60; ++attempt) {
-    const bool with_input = coin(rng, 0.45);
-    const std::string text = with_input ? gen.generate_explore() : gen_plain.generate();
-    model::Overrides ov;
-    ov.network_spec = pick(rng, networks);
-    ov.state_bound = uni(rng, 1, 2);
-    ov.channel_bound = uni(rng, 1, 2);
-    if (with_input) ov.input_bound = 1;
-    engine::ExploreOptions eo;
-    eo.threads = uni(rng, 1, 2);
-    eo.on_bound = coin(rng, 0.5) ? engine::OnBound::Prune : engine::OnBound::Stop;
-    eo.max_states = coin(rng, 0.3) ? uni(rng, 1, 300) : 4000;
-    auto m = load_text(text, ov);
-    if (!m) continue;
-    engine::CompiledModel cm = engine::compile(*m);
+    const RandomChecks::Check c = checks.next();
+    if (!c.model) continue;
+    engine::CompiledModel cm = engine::compile(*c.model);
     engine::D2cSystem system(cm);
-    const engine::ExploreResult one = engine::explore(system, eo);
-    if (one.incomplete_reason == "max-states" && eo.max_states == 4000) continue;
-    const std::string what = "program (network " + *ov.network_spec + ", threads " + std::to_string(eo.threads) +
-                             ", max-states " + std::to_string(eo.max_states) + "):\n" + text;
+    const engine::ExploreResult one = engine::explore(system, c.eo);
+    if (RandomChecks::too_big(c, one)) continue;
+    const engine::ExploreOptions& eo = c.eo;
+    const std::string& what = c.what;
     ++compared;
 
     // How many slice boundaries the distributed run has, then the run
@@ -98,7 +59,7 @@ TEST(DistCheckpoint, ResumedShardsGiveTheOneProcessGraph) {
       (void)dist::explore(system, counting, comm, shard);
     }
     EXPECT_GE(boundaries, 1) << what;
-    const int keep = static_cast<int>(uni(rng, 0, static_cast<uint32_t>(std::max(boundaries, 1) - 1)));
+    const int keep = static_cast<int>(uni(checks.rng(), 0, static_cast<uint32_t>(std::max(boundaries, 1) - 1)));
     const std::string dir = root + "-" + std::to_string(attempt);
     int call = 0;
     engine::ExploreOptions taking = eo;
@@ -130,16 +91,12 @@ TEST(DistCheckpoint, ResumedShardsGiveTheOneProcessGraph) {
     MPI_Barrier(comm);
     if (rank == 0) std::filesystem::remove_all(dir);
 
-    EXPECT_EQ(many.complete, one.complete) << what;
-    EXPECT_EQ(many.incomplete_reason, one.incomplete_reason) << what;
-    EXPECT_EQ(many.violating_state, one.violating_state) << what;
-    EXPECT_EQ(many.violating_parent, one.violating_parent) << what;
-    EXPECT_EQ(many.violation.has_value(), one.violation.has_value()) << what;
-    EXPECT_EQ(many.pruned_states, one.pruned_states) << what;
+    EXPECT_EQ(test::outcome_difference(one, many), "") << what;
     EXPECT_EQ(many.num_states(), one.graph.num_states()) << what;
     EXPECT_EQ(many.num_transitions(), one.graph.num_edges()) << what;
     for (size_t l = 0; l < shard->gids().size(); ++l) {
-      const std::string d = owned_difference(one.graph, shard->gids()[l], *shard, static_cast<engine::StateId>(l));
+      const std::string d =
+          test::state_difference(one.graph, shard->gids()[l], shard->graph(), static_cast<engine::StateId>(l));
       if (!d.empty()) {
         ADD_FAILURE() << d << " (rank " << rank << ", resumed at " << meta.next << "); " << what;
         break;

@@ -18,7 +18,8 @@
 #include "dist/explore.hpp"
 #include "engine/bfs_tree.hpp"
 #include "engine/d2c/system.hpp"
-#include "tests/engine/reference_support.hpp"
+#include "tests/engine/graph_compare.hpp"
+#include "tests/engine/random_checks.hpp"
 
 namespace ddsmc {
 namespace {
@@ -29,23 +30,6 @@ int rank_of(MPI_Comm comm) {
   int r = 0;
   MPI_Comm_rank(comm, &r);
   return r;
-}
-
-// "" when local state `l` of the shard equals state `id` of `s`.
-std::string state_difference(const engine::StateGraph& s, engine::StateId id, const dist::Shard& shard,
-                             engine::StateId l) {
-  const engine::StateGraph& d = shard.graph();
-  const std::string at = "state " + std::to_string(id) + ": ";
-  if (id >= s.num_states()) return at + "not in the one-process graph";
-  if (shard.bytes(id) != s.bytes(id)) return at + "different encoding";
-  if (s.expanded(id) != d.expanded(l)) return at + "expanded in one graph only";
-  auto a = s.edges(id), b = d.edges(l);
-  if (!std::equal(a.begin(), a.end(), b.begin(), b.end())) return at + "different edges";
-  for (uint32_t n = 0; n < s.num_nodes(); ++n)
-    if (s.faulty(id, n) != d.faulty(l, n)) return at + "different fault label";
-  for (uint32_t c = 0; c < s.num_arcs(); ++c)
-    if (s.channel_empty(id, c) != d.channel_empty(l, c)) return at + "different channel label";
-  return "";
 }
 
 // "" when the lassos are the same.
@@ -61,64 +45,31 @@ std::string lasso_difference(const std::optional<engine::Lasso>& a, const std::o
 TEST(DistExplore, RandomProgramsGiveTheOneProcessGraph) {
   const MPI_Comm comm = MPI_COMM_WORLD;
   const bool root = rank_of(comm) == 0;
-  Rng rng(20261202);  // the same programs on every rank
-  GenOptions opt;
-  opt.min_input = opt.max_input = 1;
-  opt.max_input_arity = 1;
-  opt.max_state = 2;
-  opt.max_transport_arity = 1;
-  opt.min_rules = 3;
-  opt.max_rules = 6;
-  ProgramGenerator gen(rng, opt);
-  GenOptions plain = opt;  // no input: no fresh constants, the incremental (patched) path
-  plain.min_input = plain.max_input = 0;
-  ProgramGenerator gen_plain(rng, plain);
-  const std::vector<std::string> networks = {"line:2", "ring:3", "line:3", "star:3", "ring:4"};
+  RandomChecks checks(20261202);  // the same programs on every rank
   int compared = 0, cut = 0, bound = 0, fresh = 0, analysed = 0;
   for (int attempt = 0; attempt < 800 && compared < 100; ++attempt) {
-    const bool with_input = coin(rng, 0.45);
-    const std::string text = with_input ? gen.generate_explore() : gen_plain.generate();
-    model::Overrides ov;
-    ov.network_spec = pick(rng, networks);
-    ov.state_bound = uni(rng, 1, 2);
-    ov.channel_bound = uni(rng, 1, 2);
-    if (with_input) ov.input_bound = 1;
-    engine::ExploreOptions eo;
-    eo.threads = uni(rng, 1, 2);
-    eo.on_bound = coin(rng, 0.5) ? engine::OnBound::Prune : engine::OnBound::Stop;
-    eo.max_states = coin(rng, 0.3) ? uni(rng, 1, 300) : 4000;
-    auto m = load_text(text, ov);
-    if (!m) continue;
-    engine::CompiledModel cm = engine::compile(*m);
+    const RandomChecks::Check c = checks.next();
+    if (!c.model) continue;
+    engine::CompiledModel cm = engine::compile(*c.model);
     engine::D2cSystem system(cm);
-    engine::ExploreResult one = engine::explore(system, eo);
-    if (one.incomplete_reason == "max-states" && eo.max_states == 4000) continue;  // too big to bother
+    engine::ExploreResult one = engine::explore(system, c.eo);
+    if (RandomChecks::too_big(c, one)) continue;
     std::unique_ptr<dist::Shard> shard;
-    engine::ExploreResult many = dist::explore(system, eo, comm, shard);
-    const std::string what = "program (network " + *ov.network_spec + ", threads " + std::to_string(eo.threads) +
-                             ", max-states " + std::to_string(eo.max_states) + "):\n" + text;
+    engine::ExploreResult many = dist::explore(system, c.eo, comm, shard);
+    const std::string& what = c.what;
     ++compared;
     cut += one.incomplete_reason == "max-states";
     bound += one.violation.has_value();
     fresh += system.may_have_fresh();
-    EXPECT_EQ(many.complete, one.complete) << what;
-    EXPECT_EQ(many.incomplete_reason, one.incomplete_reason) << what;
-    EXPECT_EQ(many.violating_state, one.violating_state) << what;
-    EXPECT_EQ(many.violating_parent, one.violating_parent) << what;
-    EXPECT_EQ(many.violation.has_value(), one.violation.has_value()) << what;
-    if (many.violation && one.violation) {
-      EXPECT_EQ(many.violation->kind, one.violation->kind) << what;
-      EXPECT_EQ(many.violation->where, one.violation->where) << what;
-      EXPECT_EQ(many.violation->value, one.violation->value) << what;
-    }
-    EXPECT_EQ(many.pruned_states, one.pruned_states) << what;
+    EXPECT_EQ(test::outcome_difference(one, many), "") << what;
     uint64_t owned = 0;
     for (uint64_t n : many.rank_states) owned += n;
     EXPECT_EQ(owned, one.graph.num_states()) << what;
     EXPECT_EQ(many.num_states(), one.graph.num_states()) << what;
     EXPECT_EQ(many.num_transitions(), one.graph.num_edges()) << what;
     for (size_t l = 0; l < shard->gids().size(); ++l) {
-      const std::string d = state_difference(one.graph, shard->gids()[l], *shard, static_cast<engine::StateId>(l));
+      const std::string d =
+          test::state_difference(one.graph, shard->gids()[l], shard->graph(), static_cast<engine::StateId>(l));
       if (!d.empty()) {
         ADD_FAILURE() << d << " (rank " << rank_of(comm) << "); " << what;
         break;
