@@ -102,9 +102,10 @@ class DistSteps {
     if (ranks_.root()) ranks_.command({kBoundPath, target, parent});
     return dist::bfs_tree_path(shard_, directory(), target, parent, cancel_, ranks_.comm());
   }
-  void checkpoint_analysis() const {
+  // `decided`: rank 0's verdicts (it alone writes the manifest).
+  void checkpoint_analysis(const std::vector<engine::Verdict>& decided = {}) const {
     if (ranks_.root()) ranks_.command({kCheckpoint});
-    checkpoints_.after_analysis(explored_, shard_.graph(), &shard_.gids());
+    checkpoints_.after_analysis(explored_, shard_.graph(), &shard_.gids(), decided);
   }
   void serve_one(const std::vector<uint32_t>& a) const {
     if (a.size() == 3 && a[0] == kAnalyze) analyze(static_cast<engine::Property>(a[1]), a[2] != 0);
@@ -175,8 +176,11 @@ StopReason lift_run(const CheckOutcome& o, const StateSource& src, const std::ve
 
 // The bound violation's run, or the verdicts with their traces, printed as
 // they come. A verdict whose analysis or trace was cut short is undecided.
+// `saved`: verdicts a resumed checkpoint brings (its analysis was stopped
+// after deciding them), taken instead of analysing those properties again.
 void decide(CheckOutcome& o, const StateSource& src, const std::vector<engine::Property>& properties,
-            engine::Fairness fairness, engine::Cancellation& cancel, HumanText& human) {
+            engine::Fairness fairness, engine::Cancellation& cancel, HumanText& human,
+            const std::vector<engine::Verdict>& saved) {
   const auto& res = o.explored;
   for (auto p : properties) o.properties.push_back(PropertyOutcome{p, engine::Verdict{p, {}, {}, {}, {}}, {}, {}});
   if (res.violation) {  // nothing is analysed (semantics.md §5)
@@ -194,9 +198,11 @@ void decide(CheckOutcome& o, const StateSource& src, const std::vector<engine::P
   }
   for (auto& p : o.properties) {
     const auto t0 = std::chrono::steady_clock::now();
+    auto known = std::find_if(saved.begin(), saved.end(), [&](const engine::Verdict& v) { return v.property == p.property; });
     p.stopped = guarded([&] {
-      p.verdict = src.steps ? src.steps->analyze(p.property, res.complete)
-                            : engine::analyze(res.graph, p.property, fairness, res.complete, cancel);
+      if (known != saved.end()) p.verdict = *known;
+      else p.verdict = src.steps ? src.steps->analyze(p.property, res.complete)
+                                 : engine::analyze(res.graph, p.property, fairness, res.complete, cancel);
     });
     o.analysis_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (p.stopped == StopReason::None && p.verdict.lasso) {
@@ -305,6 +311,7 @@ int run_check(const CheckOptions& opts) {
   const engine::D2cSystem system(cm);
   std::unique_ptr<dist::Shard> shard;
   engine::ExploreResult res(cm.layout);
+  std::vector<engine::Verdict> saved_verdicts;  // a resumed analysis's
   if (opts.resume) {
     engine::StateGraph graph(cm.layout);
     std::vector<engine::StateId> gids;
@@ -313,6 +320,7 @@ int run_check(const CheckOptions& opts) {
       meta = checkpoints.restore(*opts.resume, system, graph, gids);
     });
     if (!meta) return kExitUsage;  // (every rank: restore() agrees)
+    saved_verdicts = meta->verdicts;
     const hashing::CanonicalStats canonical{meta->canonical[0], meta->canonical[1], meta->canonical[2],
                                             meta->canonical[3], meta->canonical[4]};
     if (ranks) {
@@ -367,14 +375,17 @@ int run_check(const CheckOptions& opts) {
   human.print([&] { return header_text(o); });
   // The analysis runs on as many threads as the exploration did.
   tbb::task_arena arena(static_cast<int>(pool.threads()));
-  arena.execute([&] { decide(o, src, properties, fairness, cancel, human); });
-  // A signal stopped the analysis of a whole graph: save the graph, so that
-  // a resume goes straight to the analysis.
+  arena.execute([&] { decide(o, src, properties, fairness, cancel, human, saved_verdicts); });
+  // A signal stopped the analysis of a whole graph: save the graph and the
+  // verdicts decided, so that a resume analyses only the rest.
   if (checkpoints.enabled() && res.complete &&
       std::any_of(o.properties.begin(), o.properties.end(),
                   [](const PropertyOutcome& p) { return p.stopped == StopReason::Interrupted; })) {
-    if (steps) steps->checkpoint_analysis();
-    else checkpoints.after_analysis(res, res.graph, nullptr);
+    std::vector<engine::Verdict> decided;
+    for (const auto& p : o.properties)
+      if (p.stopped == StopReason::None && p.verdict.holds) decided.push_back(p.verdict);
+    if (steps) steps->checkpoint_analysis(decided);
+    else checkpoints.after_analysis(res, res.graph, nullptr, decided);
   }
   if (watch.fired() || res.incomplete_reason == engine::stop_reason_name(StopReason::MemoryLimit))
     std::fprintf(stderr,

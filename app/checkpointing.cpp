@@ -63,8 +63,9 @@ uint64_t Checkpointing::new_generation() const {
   return g;
 }
 
-void Checkpointing::write(const engine::ExplorePoint& p) {
+void Checkpointing::write(const engine::ExplorePoint& p, const std::vector<engine::Verdict>& decided) {
   engine::CheckpointMeta meta = engine::checkpoint_meta(p);
+  meta.verdicts = decided;
   meta.identity = identity_;
   meta.ranks = ranks_ ? static_cast<uint32_t>(ranks_->size()) : 1;
   meta.generation = new_generation();
@@ -100,7 +101,8 @@ void Checkpointing::write(const engine::ExplorePoint& p) {
 }
 
 void Checkpointing::write_point(const engine::ExploreResult& res, const engine::StateGraph& graph,
-                                const std::vector<engine::StateId>* gids, uint64_t next) {
+                                const std::vector<engine::StateId>* gids, uint64_t next,
+                                const std::vector<engine::Verdict>& decided) {
   engine::ExplorePoint p(graph, gids);
   p.states = res.num_states();
   p.next = next;
@@ -108,7 +110,7 @@ void Checkpointing::write_point(const engine::ExploreResult& res, const engine::
   p.pruned_states = res.pruned_states;
   p.canonical = res.canonical;
   p.seconds = res.seconds;
-  write(p);
+  write(p, decided);
   if (!ranks_ || ranks_->root()) std::fprintf(stderr, "ddsmc: resume with --resume %s\n", dir_->c_str());
 }
 
@@ -127,9 +129,10 @@ void Checkpointing::after_exploration(const engine::ExploreResult& res, const en
 }
 
 void Checkpointing::after_analysis(const engine::ExploreResult& res, const engine::StateGraph& graph,
-                                   const std::vector<engine::StateId>* gids) {
+                                   const std::vector<engine::StateId>* gids,
+                                   const std::vector<engine::Verdict>& decided) {
   if (!dir_ || !res.complete) return;
-  write_point(res, graph, gids, res.num_states());
+  write_point(res, graph, gids, res.num_states(), decided);
 }
 
 std::optional<engine::CheckpointMeta> Checkpointing::restore(const std::string& dir, const engine::System& system,

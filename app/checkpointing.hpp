@@ -33,16 +33,17 @@ class Checkpointing {
   bool due() const;
   // Writes every rank's part, then (all of them whole) the manifest;
   // prints where it went, or why it could not.
-  void write(const engine::ExplorePoint& p);
+  void write(const engine::ExplorePoint& p, const std::vector<engine::Verdict>& decided = {});
   // After the exploration: a checkpoint when it was stopped by a signal or
   // memory (something a resume can go on from). `graph` is this process's
   // graph or this rank's shard (`gids` its global ids).
   void after_exploration(const engine::ExploreResult& res, const engine::StateGraph& graph,
                          const std::vector<engine::StateId>* gids);
   // When a signal stopped the analysis of a whole graph: a checkpoint of
-  // it, which a resume analyses again without exploring.
+  // it and of the verdicts `decided` before the stop (rank 0's count),
+  // from which a resume analyses only the other properties.
   void after_analysis(const engine::ExploreResult& res, const engine::StateGraph& graph,
-                      const std::vector<engine::StateId>* gids);
+                      const std::vector<engine::StateId>* gids, const std::vector<engine::Verdict>& decided);
 
   // Restores this process's graph (this rank's shard and its global ids)
   // from dir for this check: the manifest, or nullopt (message printed,
@@ -52,7 +53,8 @@ class Checkpointing {
 
  private:
   void write_point(const engine::ExploreResult& res, const engine::StateGraph& graph,
-                   const std::vector<engine::StateId>* gids, uint64_t next);
+                   const std::vector<engine::StateId>* gids, uint64_t next,
+                   const std::vector<engine::Verdict>& decided = {});
   // Collective: whether every rank succeeded; the first failing rank's
   // message is printed (from rank 0 with "rank K: " before it).
   bool agree(const std::string& error, const char* what, const std::string& dir) const;

@@ -4,10 +4,13 @@
 #include <boost/archive/binary_iarchive.hpp>
 #include <boost/archive/binary_oarchive.hpp>
 #include <boost/serialization/string.hpp>
+#include <boost/serialization/vector.hpp>
 #include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <filesystem>
+#include <iterator>
+#include <optional>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -31,11 +34,43 @@ struct PartMeta {
 
 namespace boost::serialization {
 
+// A std::optional as a flag and a value (Boost 1.74 knows boost::optional only).
+template <class Archive, class T>
+void optional_field(Archive& ar, std::optional<T>& v) {
+  bool has = v.has_value();
+  ar & has;
+  if (!has) {
+    v.reset();
+    return;
+  }
+  if (!v) v.emplace();
+  ar & *v;
+}
+
+template <class Archive>
+void serialize(Archive& ar, ddsmc::engine::Edge& e, const unsigned /*version*/) {
+  ar & e.target & e.label;
+}
+
+template <class Archive>
+void serialize(Archive& ar, ddsmc::engine::Lasso& l, const unsigned /*version*/) {
+  ar & l.states & l.edges & l.loop_start;
+}
+
+template <class Archive>
+void serialize(Archive& ar, ddsmc::engine::Verdict& v, const unsigned /*version*/) {
+  ar & v.property;
+  optional_field(ar, v.holds);
+  optional_field(ar, v.lasso);
+  optional_field(ar, v.node);
+  ar & v.stats.subgraphs & v.stats.rounds & v.stats.passes & v.stats.survivors;
+}
+
 template <class Archive>
 void serialize(Archive& ar, ddsmc::engine::CheckpointMeta& m, const unsigned /*version*/) {
   ar & m.identity & m.ranks & m.generation & m.states & m.next & m.transitions & m.pruned_states;
   for (auto& c : m.canonical) ar & c;
-  ar & m.seconds;
+  ar & m.seconds & m.verdicts;
 }
 
 template <class Archive>
@@ -248,6 +283,12 @@ CheckpointMeta read_checkpoint_manifest(const std::string& dir) {
   in.finish();
   if (meta.next > meta.states || meta.states >= kNoState || meta.ranks == 0)
     throw CheckpointError("the checkpoint is corrupted (inconsistent counts)");
+  for (const Verdict& v : meta.verdicts) {
+    bool ok = meta.next == meta.states && static_cast<unsigned>(v.property) < std::size(kAllProperties) && v.holds;
+    if (ok && v.lasso)
+      for (StateId s : v.lasso->states) ok &= s < meta.states;
+    if (!ok) throw CheckpointError("the checkpoint is corrupted (a verdict)");
+  }
   return meta;
 }
 

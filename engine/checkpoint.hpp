@@ -31,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/analysis.hpp"
 #include "engine/explore.hpp"
 #include "engine/system.hpp"
 
@@ -50,6 +51,10 @@ struct CheckpointMeta {
   uint64_t states = 0, next = 0, transitions = 0, pruned_states = 0;
   std::array<uint64_t, 5> canonical{};  // hashing::CanonicalStats
   double seconds = 0;                   // exploration time so far
+  // A checkpoint of a whole graph whose analysis was stopped: the verdicts
+  // decided before the stop, lassos included (global state ids), which a
+  // resume takes instead of analysing those properties again.
+  std::vector<Verdict> verdicts;
 };
 
 // The manifest's figures for an exploration point.

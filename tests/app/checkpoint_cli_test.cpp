@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -16,6 +17,9 @@
 #include <optional>
 #include <thread>
 
+#include "engine/checkpoint.hpp"
+#include "engine/d2c/system.hpp"
+#include "model/load.hpp"
 #include "tests/app/cli_support.hpp"
 
 namespace ddsmc::test {
@@ -112,6 +116,65 @@ TEST(CheckpointCli, SigtermLeavesACheckpointToResumeFrom) {
   EXPECT_EQ(code, 3) << err;
   EXPECT_TRUE(contains(err, "resume with --resume")) << err;
   expect_resume_equals(check, ckpt, ref, "2");
+}
+
+// A checkpoint of a whole graph whose analysis was stopped after deciding
+// two properties, as SIGTERM during the analysis leaves it (made here from
+// the last periodic checkpoint, explored to its end in this process): the
+// resume takes the saved verdicts, lassos included, and analyses the rest.
+TEST(CheckpointCli, AResumedAnalysisTakesTheVerdictsDecidedBeforeTheStop) {
+  const std::vector<std::string> check = {"check", example("echo")};
+  const Reference ref = reference(check);
+  const std::string periodic = periodic_checkpoint(check);
+  model::Diagnostics diag(example("echo"));
+  auto m = model::load_model(example("echo"), {}, diag);
+  ASSERT_TRUE(m);
+  const engine::CompiledModel cm = engine::compile(*m);
+  const engine::D2cSystem system(cm);
+  const engine::CheckpointMeta meta = engine::read_checkpoint_manifest(periodic);
+  engine::ExploreResult res(cm.layout);
+  std::vector<engine::StateId> gids;
+  engine::read_checkpoint_part(periodic, 0, meta, system, res.graph, gids);
+  res.pruned_states = meta.pruned_states;
+  engine::explore_from(system, {}, res, static_cast<engine::StateId>(meta.next));
+  ASSERT_TRUE(res.complete);
+  const engine::Property second = engine::kAllProperties[1];
+  auto stopped_analysis = [&](bool flip_second) {
+    const std::string dir = fresh_dir("analysis") + "/ckpt";
+    engine::ExplorePoint p(res.graph);
+    p.states = p.next = res.graph.num_states();
+    p.transitions = res.graph.num_edges();
+    p.pruned_states = res.pruned_states;
+    engine::CheckpointMeta whole = engine::checkpoint_meta(p);
+    whole.identity = meta.identity;
+    whole.generation = meta.generation + 1;
+    for (auto prop : {engine::kAllProperties[0], second})
+      whole.verdicts.push_back(engine::analyze(res.graph, prop, engine::Fairness::Channel, true));
+    if (flip_second) {
+      whole.verdicts[1].holds = !*whole.verdicts[1].holds;
+      whole.verdicts[1].lasso.reset();
+    }
+    engine::write_checkpoint_part(dir, 0, p, whole);
+    engine::write_checkpoint_manifest(dir, whole);
+    return dir;
+  };
+  expect_resume_equals(check, stopped_analysis(false), ref);
+  // The saved verdicts are taken, not analysed again: a flipped one shows.
+  const std::string dir = fresh_dir("flipped");
+  const CliResult r =
+      cli({"check", example("echo"), "--resume", stopped_analysis(true), "--json", dir + "/r.json"});
+  const json j = load_json(dir + "/r.json");
+  auto key = [](engine::Property p) {  // the report's key: always_partial
+    std::string k = engine::property_name(p);
+    std::replace(k.begin(), k.end(), '-', '_');
+    return k;
+  };
+  ASSERT_TRUE(j.contains("properties")) << describe(r);
+  const auto& got = j["properties"];
+  const auto& want = ref.report["properties"];
+  EXPECT_EQ(got[key(second)]["holds"], !want[key(second)]["holds"].get<bool>()) << describe(r);
+  // The properties not saved are analysed as usual.
+  for (auto p : {engine::kAllProperties[2], engine::kAllProperties[3]}) EXPECT_EQ(got[key(p)], want[key(p)]);
 }
 
 TEST(CheckpointCli, ACheckpointOfAnotherCheckIsRefused) {
