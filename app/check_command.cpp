@@ -251,6 +251,27 @@ int run_check(const CheckOptions& opts) {
                    opts.property.c_str());
     setup = kExitUsage;
   }
+  if (ranks) {
+    setup = ranks->worst(setup);
+    // The ranks that loaded the model compare what they are about to check.
+    if (auto e = dist::disagreement(ranks->comm(), m ? std::optional<std::string>(check_identity(opts)) : std::nullopt);
+        e && !setup) {
+      if (root) std::fprintf(stderr, "ddsmc: %s\n", e->c_str());
+      setup = kExitUsage;
+    }
+  }
+  if (!setup && opts.checkpoint_every && !opts.checkpoint) {
+    if (root) std::fprintf(stderr, "ddsmc: --checkpoint-every needs --checkpoint DIR\n");
+    setup = kExitUsage;
+  }
+  // Checkpoints: periodic ones between slices, one when a signal or memory
+  // stops the exploration or a signal the analysis, and the resume (under
+  // MPI each rank writes and reads its part; engine/checkpoint.hpp). The
+  // manifest of the one to resume is checked now (another check, another
+  // rank count), before any output file is touched.
+  Checkpointing checkpoints(opts.checkpoint, opts.checkpoint_every ? parse_duration(*opts.checkpoint_every) : std::nullopt,
+                            m ? check_identity(opts) : std::string(), ranks.get());
+  if (!setup && opts.resume && !checkpoints.check_manifest(*opts.resume)) setup = kExitUsage;
   // Every output is opened (created) before any work.
   std::vector<std::unique_ptr<Output>> files;
   std::vector<Output*> outputs{nullptr, nullptr};
@@ -262,23 +283,7 @@ int run_check(const CheckOptions& opts) {
       setup = kExitUsage;
     }
   }
-  if (ranks) {
-    setup = ranks->worst(setup);
-    // The ranks that loaded the model compare what they are about to check.
-    if (auto e = dist::disagreement(ranks->comm(), m ? std::optional<std::string>(check_identity(opts)) : std::nullopt);
-        e && !setup) {
-      if (root) std::fprintf(stderr, "ddsmc: %s\n", e->c_str());
-      setup = kExitUsage;
-    }
-  }
-  if (!setup && (opts.checkpoint || opts.resume || opts.checkpoint_every)) {
-    const char* problem = nullptr;
-    if (opts.checkpoint_every && !opts.checkpoint) problem = "--checkpoint-every needs --checkpoint DIR";
-    if (problem) {
-      if (root) std::fprintf(stderr, "ddsmc: %s\n", problem);
-      setup = kExitUsage;
-    }
-  }
+  if (ranks) setup = ranks->worst(setup);
   if (setup) return setup;
   Output *json_out = outputs[0], *trace_out = outputs[1];
   engine::Fairness fairness = opts.fairness == "none" ? engine::Fairness::None : engine::Fairness::Channel;
@@ -299,11 +304,6 @@ int run_check(const CheckOptions& opts) {
   eo.on_bound = opts.on_bound == "prune" ? engine::OnBound::Prune : engine::OnBound::Stop;
   eo.cancel = &cancel;
   eo.progress = print_progress;
-  // Checkpoints: periodic ones between slices, one when a signal or memory
-  // stops the exploration or a signal the analysis, and the resume (under
-  // MPI each rank writes and reads its part; engine/checkpoint.hpp).
-  Checkpointing checkpoints(opts.checkpoint, opts.checkpoint_every ? parse_duration(*opts.checkpoint_every) : std::nullopt,
-                            check_identity(opts), ranks.get());
   if (checkpoints.enabled()) {
     eo.checkpoint_due = [&] { return checkpoints.due(); };
     eo.checkpoint = [&](const engine::ExplorePoint& p) { checkpoints.write(p); };

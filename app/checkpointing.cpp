@@ -135,22 +135,39 @@ void Checkpointing::after_analysis(const engine::ExploreResult& res, const engin
   write_point(res, graph, gids, res.num_states(), decided);
 }
 
+engine::CheckpointMeta Checkpointing::matching_manifest(const std::string& dir) const {
+  const uint32_t ranks = ranks_ ? static_cast<uint32_t>(ranks_->size()) : 1;
+  engine::CheckpointMeta meta = engine::read_checkpoint_manifest(dir);
+  if (meta.identity != identity_)
+    throw engine::CheckpointError(
+        "the checkpoint is of another check (the model, network, bounds, property, fairness, --on-bound or "
+        "--max-states differ)");
+  if (meta.ranks != ranks)
+    throw engine::CheckpointError("the checkpoint was written by " + std::to_string(meta.ranks) + " MPI rank" +
+                                  (meta.ranks == 1 ? "" : "s") + "; this run has " + std::to_string(ranks));
+  return meta;
+}
+
+bool Checkpointing::check_manifest(const std::string& dir) const {
+  std::string error;
+  try {
+    (void)matching_manifest(dir);
+  } catch (const engine::CheckpointError& e) {
+    error = e.what();
+  } catch (const std::bad_alloc&) {
+    error = "out of memory while reading the checkpoint";
+  }
+  return agree(error, "cannot resume from", dir);
+}
+
 std::optional<engine::CheckpointMeta> Checkpointing::restore(const std::string& dir, const engine::System& system,
                                                              engine::StateGraph& graph,
                                                              std::vector<engine::StateId>& gids) const {
-  const uint32_t ranks = ranks_ ? static_cast<uint32_t>(ranks_->size()) : 1;
   const uint32_t rank = ranks_ ? static_cast<uint32_t>(ranks_->rank()) : 0;
   engine::CheckpointMeta meta;
   std::string error;
   try {
-    meta = engine::read_checkpoint_manifest(dir);
-    if (meta.identity != identity_)
-      throw engine::CheckpointError(
-          "the checkpoint is of another check (the model, network, bounds, property, fairness, --on-bound or "
-          "--max-states differ)");
-    if (meta.ranks != ranks)
-      throw engine::CheckpointError("the checkpoint was written by " + std::to_string(meta.ranks) + " MPI rank" +
-                                    (meta.ranks == 1 ? "" : "s") + "; this run has " + std::to_string(ranks));
+    meta = matching_manifest(dir);
     engine::read_checkpoint_part(dir, rank, meta, system, graph, gids);
   } catch (const engine::CheckpointError& e) {
     error = e.what();

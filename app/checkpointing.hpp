@@ -45,6 +45,11 @@ class Checkpointing {
   void after_analysis(const engine::ExploreResult& res, const engine::StateGraph& graph,
                       const std::vector<engine::StateId>* gids, const std::vector<engine::Verdict>& decided);
 
+  // Whether dir holds a checkpoint of this check at this rank count (its
+  // manifest only; restore() reads the rest): false with the message
+  // printed otherwise.
+  bool check_manifest(const std::string& dir) const;
+
   // Restores this process's graph (this rank's shard and its global ids)
   // from dir for this check: the manifest, or nullopt (message printed,
   // exit 2) when it cannot be read or belongs to another check.
@@ -59,6 +64,9 @@ class Checkpointing {
   // message is printed (from rank 0 with "rank K: " before it).
   bool agree(const std::string& error, const char* what, const std::string& dir) const;
   uint64_t new_generation() const;
+  // The manifest in dir, if it is this check's at this rank count (throws
+  // CheckpointError).
+  engine::CheckpointMeta matching_manifest(const std::string& dir) const;
 
   std::optional<std::string> dir_;
   std::optional<double> every_;

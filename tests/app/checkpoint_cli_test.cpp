@@ -185,11 +185,15 @@ TEST(CheckpointCli, ACheckpointOfAnotherCheckIsRefused) {
            {"check", example("flooding"), "--network", "ring:5", "--fairness", "none"},
            {"check", example("flooding"), "--network", "ring:5", "--max-states", "100"},
            {"check", example("echo"), "--network", "ring:5"}}) {
+    // The refusal comes before any output is touched: an earlier report stays.
+    const std::string report = fresh_dir("kept") + "/report.json";
+    std::ofstream(report) << "{\"earlier\": true}\n";
     std::vector<std::string> args = other;
-    args.insert(args.end(), {"--resume", ckpt});
+    args.insert(args.end(), {"--resume", ckpt, "--json", report});
     const CliResult r = cli(args);
     EXPECT_EQ(r.exit_code, 2) << describe(r);
     EXPECT_TRUE(contains(r.err, "is of another check")) << describe(r);
+    EXPECT_EQ(read_text(report), "{\"earlier\": true}\n");
   }
 }
 
