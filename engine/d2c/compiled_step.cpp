@@ -1,0 +1,214 @@
+#include "engine/d2c/compiled_step.hpp"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "engine/d2c/codegen.hpp"
+#include "engine/d2c/codegen_abi.hpp"
+
+extern char** environ;
+
+#ifndef DDSMC_CXX_COMPILER
+#define DDSMC_CXX_COMPILER "c++"
+#endif
+
+namespace ddsmc::engine {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The compile command (hashed with the source: another compiler or other
+// flags make another object).
+const char* const kFlags[] = {"-std=c++17", "-O2", "-shared", "-fPIC", "-w"};
+
+uint64_t fnv1a(const std::string& s, uint64_t h = 0xcbf29ce484222325ull) {
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+std::string hex(uint64_t v) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+std::string env_or(const char* name, const std::string& fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::string(v) : fallback;
+}
+
+std::string default_cache_dir() {
+  if (const char* d = std::getenv("DDSMC_CACHE_DIR"); d && *d) return d;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/ddsmc";
+  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/ddsmc";
+  return "/tmp/ddsmc-cache-" + std::to_string(getuid());
+}
+
+// Writes `text` to `path` through a temporary name and a rename, so that a
+// concurrent process never sees half a file.
+bool write_atomically(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp." + std::to_string(getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    out << text;
+    if (!out.flush()) return false;
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  return !ec;
+}
+
+// Runs the compiler, stderr and stdout into `log`; returns its exit status
+// (-1 if it could not be started).
+int run_compiler(const std::string& compiler, const std::string& src, const std::string& out, const std::string& log) {
+  std::vector<std::string> args{compiler};
+  for (const char* f : kFlags) args.emplace_back(f);
+  args.insert(args.end(), {"-o", out, src});
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&fa, 1, 2);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  pid_t pid = -1;
+  int rc = posix_spawnp(&pid, compiler.c_str(), &fa, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) return -1;
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+}  // namespace
+
+CompiledStepLibrary::Loaded CompiledStepLibrary::load(const CompiledModel& cm, const CompiledStepOptions& opts) {
+  Loaded res;
+  GeneratedStep gen = generate_step_source(cm);
+  if (!gen.ok) {
+    res.error = gen.reason;
+    return res;
+  }
+  const std::string compiler = !opts.compiler.empty() ? opts.compiler : env_or("DDSMC_CXX", DDSMC_CXX_COMPILER);
+  std::string command = compiler;
+  for (const char* f : kFlags) command += std::string(" ") + f;
+  const std::string key = hex(fnv1a(gen.source, fnv1a(command)));
+  const std::string dir = opts.cache_dir.empty() ? default_cache_dir() : opts.cache_dir;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) {
+    res.error = "cannot create the cache directory " + dir + ": " + ec.message();
+    return res;
+  }
+  std::shared_ptr<CompiledStepLibrary> lib(new CompiledStepLibrary());
+  lib->source_path_ = dir + "/step-" + key + ".cpp";
+  lib->object_path_ = dir + "/step-" + key + ".so";
+  if (fs::exists(lib->object_path_)) {
+    lib->from_cache_ = true;
+  } else {
+    if (!write_atomically(lib->source_path_, gen.source)) {
+      res.error = "cannot write " + lib->source_path_;
+      return res;
+    }
+    const std::string log = lib->source_path_ + ".log";
+    const std::string tmp = lib->object_path_ + ".tmp." + std::to_string(getpid());
+    const auto t0 = std::chrono::steady_clock::now();
+    int rc = run_compiler(compiler, lib->source_path_, tmp, log);
+    lib->compile_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (rc != 0) {
+      fs::remove(tmp, ec);
+      res.error = "ddsmc bug: the generated step function " + lib->source_path_ + " did not compile (" + compiler +
+                  (rc < 0 ? " could not be started" : " exited with " + std::to_string(rc)) +
+                  "; its output is in " + log + ")";
+      return res;
+    }
+    fs::rename(tmp, lib->object_path_, ec);
+    if (ec) {
+      res.error = "cannot rename " + tmp + ": " + ec.message();
+      return res;
+    }
+  }
+  lib->handle_ = dlopen(lib->object_path_.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!lib->handle_) {
+    res.error = "ddsmc bug: cannot load " + lib->object_path_ + " (from " + lib->source_path_ + "): " + dlerror();
+    return res;
+  }
+  auto sym = [&](const char* name) { return dlsym(lib->handle_, name); };
+  auto abi = reinterpret_cast<uint32_t (*)()>(sym("ddsmc_gen_abi_version"));
+  lib->new_ = reinterpret_cast<void* (*)()>(sym("ddsmc_gen_new"));
+  lib->free_ = reinterpret_cast<void (*)(void*)>(sym("ddsmc_gen_free"));
+  lib->step_ = reinterpret_cast<void (*)(void*, const void*, const void*)>(sym("ddsmc_gen_step"));
+  if (!abi || !lib->new_ || !lib->free_ || !lib->step_ || abi() != 1) {
+    res.error = "ddsmc bug: " + lib->object_path_ + " (from " + lib->source_path_ + ") lacks the step ABI v1";
+    return res;
+  }
+  res.library = std::move(lib);
+  return res;
+}
+
+CompiledStepLibrary::~CompiledStepLibrary() {
+  if (handle_) dlclose(handle_);
+}
+
+CompiledStepEvaluator::CompiledStepEvaluator(std::shared_ptr<const CompiledStepLibrary> lib)
+    : lib_(std::move(lib)), state_(lib_->new_()) {}
+
+CompiledStepEvaluator::~CompiledStepEvaluator() {
+  if (state_) lib_->free_(state_);
+}
+
+void CompiledStepEvaluator::evaluate(const StepInput& in, FunctionRef<void(const StepResult&)> out) {
+  ddsmc_gen::Input gi;
+  gi.node = in.node;
+  gi.msg_src = in.msg_src;
+  gi.db = in.db->data();
+  gi.db_words = in.db->size();
+  gi.msg = in.msg;
+  gi.input = in.input ? in.input->data() : nullptr;
+  gi.input_words = in.input ? in.input->size() : 0;
+  struct Ctx {
+    StepResult* result;
+    FunctionRef<void(const StepResult&)>* out;
+  } ctx{&result_, &out};
+  ddsmc_gen::Hooks hooks;
+  // The generated code builds each outcome in its own vectors; they are
+  // swapped into a StepResult for the call and back (no copy).
+  hooks.emit = [](void* c, ddsmc_gen::Result& r) {
+    auto* x = static_cast<Ctx*>(c);
+    x->result->db.swap(r.db);
+    x->result->sent.swap(r.sent);
+    x->result->dropped.swap(r.dropped);
+    struct SwapBack {
+      Ctx* x;
+      ddsmc_gen::Result& r;
+      ~SwapBack() {
+        x->result->db.swap(r.db);
+        x->result->sent.swap(r.sent);
+        x->result->dropped.swap(r.dropped);
+      }
+    } back{x, r};
+    (*x->out)(*x->result);
+  };
+  hooks.emit_ctx = &ctx;
+  hooks.poll = [](void* c) { static_cast<Cancellation*>(c)->poll(); };
+  hooks.poll_ctx = cancel_;
+  lib_->step_(state_, &gi, &hooks);
+}
+
+}  // namespace ddsmc::engine

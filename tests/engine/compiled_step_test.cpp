@@ -1,0 +1,198 @@
+// Differential tests of the compiled step back-end (engine/d2c/codegen,
+// compiled_step; issue 9 prototype) against the interpreter
+// (engine::StepEvaluator): for every bundled example and many random
+// programs, every reachable state (explored by the interpreter, one
+// thread), every message in it and every input DB, both evaluators must
+// deliver the same StepResults in the same order, outcome by outcome.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+
+#include "engine/d2c/codegen.hpp"
+#include "engine/d2c/compiled_step.hpp"
+#include "engine/d2c/inputs.hpp"
+#include "engine/d2c/system.hpp"
+#include "hashing/state.hpp"
+#include "model/load.hpp"
+#include "tests/engine/reference_support.hpp"
+#include "tests/test_support.hpp"
+
+using namespace ddsmc;
+using namespace ddsmc::reftest;
+
+namespace {
+
+engine::CompiledStepOptions cache_options() {
+  engine::CompiledStepOptions o;
+  // Kept between runs: objects are keyed by a hash of their source.
+  o.cache_dir = (std::filesystem::temp_directory_path() / ("ddsmc-test-step-cache-" + std::to_string(getuid()))).string();
+  return o;
+}
+
+struct Counts {
+  uint64_t models = 0, states = 0, steps = 0, outcomes = 0;
+};
+
+std::string words(const std::vector<Word>& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? " " : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+std::string result_string(const engine::StepResult& r) {
+  return "db " + words(r.db) + " sent " + words(r.sent) + " dropped " + words(r.dropped);
+}
+
+// Explores the model with the interpreter and compares both evaluators on
+// every step of every stored state. Returns "" when they agree, the
+// generator's refusal as "refused: ..." or the first difference.
+std::string compare_model(const model::Model& m, uint64_t max_states, Counts& counts) {
+  const engine::CompiledModel cm = engine::compile(m);
+  auto loaded = engine::CompiledStepLibrary::load(cm, cache_options());
+  if (!loaded.library) {
+    if (loaded.error.rfind("unsupported:", 0) == 0) return "refused: " + loaded.error;
+    return "load failed: " + loaded.error;
+  }
+  engine::ExploreOptions eo;
+  eo.threads = 1;
+  eo.max_states = max_states;
+  eo.on_bound = engine::OnBound::Prune;
+  const engine::ExploreResult ex = engine::explore(cm, eo);
+  const auto& g = ex.graph;
+  engine::StepEvaluator interp(cm);
+  engine::CompiledStepEvaluator compiled(loaded.library);
+  engine::InputEnumerator inputs(cm);
+  const auto& layout = cm.layout;
+  std::vector<engine::StepResult> a, b;
+  std::vector<Word> fresh;
+  hashing::GlobalState s;
+  ++counts.models;
+  for (uint32_t id = 0; id < g.num_states(); ++id) {
+    if (!hashing::decode(g.bytes(id), layout, s)) return "state " + std::to_string(id) + " does not decode";
+    ++counts.states;
+    if (cm.may_have_fresh) hashing::fresh_constants(s, layout, fresh); else fresh.clear();
+    std::string problem;
+    for (uint32_t arc = 0; arc < layout.num_arcs && problem.empty(); ++arc) {
+      const auto& ch = s.channels[arc];
+      const model::Arc ends = m.network.arc(arc);
+      for (size_t i = 0; i < ch.size() && problem.empty();) {
+        const size_t len = layout.fact_words(ch[i]);
+        std::vector<Word> payload(ch.begin() + i, ch.begin() + i + len);
+        i += len + 1;
+        inputs.for_each(fresh, [&](const std::vector<Word>& input) {
+          if (!problem.empty()) return;
+          engine::StepInput in{ends.dst, &s.dbs[ends.dst], ends.src, payload.data(), &input};
+          a.clear();
+          b.clear();
+          interp.evaluate(in, [&](const engine::StepResult& r) { a.push_back(r); });
+          compiled.evaluate(in, [&](const engine::StepResult& r) { b.push_back(r); });
+          ++counts.steps;
+          counts.outcomes += a.size();
+          if (a.size() != b.size())
+            problem = std::to_string(a.size()) + " outcomes interpreted, " + std::to_string(b.size()) + " compiled";
+          for (size_t k = 0; k < a.size() && problem.empty(); ++k)
+            if (a[k].db != b[k].db || a[k].sent != b[k].sent || a[k].dropped != b[k].dropped)
+              problem = "outcome " + std::to_string(k) + ": interpreted " + result_string(a[k]) + ", compiled " +
+                        result_string(b[k]);
+          if (!problem.empty())
+            problem += "\n  at state " + std::to_string(id) + ", arc " + std::to_string(arc) + ", payload " +
+                       words(payload) + ", input " + words(input) + ", db " + words(s.dbs[ends.dst]) +
+                       "\n  generated: " + loaded.library->source_path();
+        });
+      }
+    }
+    if (!problem.empty()) return problem;
+  }
+  return "";
+}
+
+std::optional<model::Model> load_file(const std::string& path) {
+  model::Diagnostics diag;
+  auto m = model::load_model(path, model::Overrides{}, diag);
+  EXPECT_TRUE(m.has_value()) << diag.format_all();
+  return m;
+}
+
+}  // namespace
+
+TEST(CompiledStep, AbiTextMatchesHeader) {
+  EXPECT_EQ(engine::codegen_abi_text(), test::read_text(test::source_path("engine/d2c/codegen_abi.hpp")));
+}
+
+TEST(CompiledStep, EveryExampleAgreesWithTheInterpreter) {
+  Counts total;
+  std::vector<std::string> refused;
+  for (const std::string& path : test::example_files()) {
+    auto m = load_file(path);
+    if (!m) continue;
+    Counts c;
+    const std::string diff = compare_model(*m, 60000, c);
+    if (diff.rfind("refused: ", 0) == 0) {
+      refused.push_back(path + ": " + diff);
+      continue;
+    }
+    EXPECT_EQ(diff, "") << path;
+    std::cout << "  " << std::filesystem::path(path).filename().string() << ": " << c.states << " states, "
+              << c.steps << " steps, " << c.outcomes << " outcomes\n";
+    total.models += c.models, total.states += c.states, total.steps += c.steps, total.outcomes += c.outcomes;
+  }
+  for (const auto& r : refused) std::cout << "  " << r << "\n";
+  std::cout << "examples compared: " << total.models << " models, " << total.states << " states, " << total.steps
+            << " steps, " << total.outcomes << " outcomes; refused " << refused.size() << "\n";
+  EXPECT_TRUE(refused.empty());
+}
+
+// Random programs as the explorer's differential tests draw them
+// (random_checks.hpp: with input and fresh constants, or without), plus
+// the richer ones of the reference step tests (arity 2, more choice).
+TEST(CompiledStep, RandomProgramsAgreeWithTheInterpreter) {
+  Rng rng(20261203);
+  GenOptions with_input, plain, rich;
+  with_input.min_input = with_input.max_input = 1;
+  plain.min_input = plain.max_input = 0;
+  for (GenOptions* o : {&with_input, &plain}) {
+    o->max_input_arity = 1;
+    o->max_state = 2;
+    o->max_transport_arity = 1;
+    o->min_rules = 3;
+    o->max_rules = 6;
+  }
+  rich.choice_rate = 0.4;
+  ProgramGenerator gen_input(rng, with_input), gen_plain(rng, plain), gen_rich(rng, rich);
+  const std::vector<std::string> networks{"line:2", "ring:3", "line:3", "star:3", "ring:4"};
+  const int kPrograms = std::getenv("DDSMC_COMPILED_PROGRAMS") ? std::atoi(std::getenv("DDSMC_COMPILED_PROGRAMS")) : 45;
+  Counts total;
+  int loaded = 0, refused = 0, drawn = 0;
+  std::map<std::string, int> reasons;
+  while (loaded < kPrograms && drawn < 20 * kPrograms) {
+    ++drawn;
+    const int kind = drawn % 3;
+    const std::string text = kind == 0 ? gen_input.generate_explore() : kind == 1 ? gen_plain.generate() : gen_rich.generate();
+    model::Overrides ov;
+    ov.network_spec = pick(rng, networks);
+    ov.state_bound = uni(rng, 1, 2);
+    ov.channel_bound = uni(rng, 1, 2);
+    if (kind == 0) ov.input_bound = 1;
+    auto m = load_text(text, ov);
+    if (!m) continue;
+    ++loaded;
+    Counts c;
+    const std::string diff = compare_model(*m, 400, c);
+    if (diff.rfind("refused: ", 0) == 0) {
+      ++refused;
+      ++reasons[diff];
+      continue;
+    }
+    EXPECT_EQ(diff, "") << "network " << *ov.network_spec << ", program:\n" << text;
+    total.models += c.models, total.states += c.states, total.steps += c.steps, total.outcomes += c.outcomes;
+  }
+  for (const auto& [r, n] : reasons) std::cout << "  " << n << "x " << r << "\n";
+  std::cout << "random programs compared: " << total.models << " programs (" << drawn << " drawn, " << loaded
+            << " loaded, " << refused << " refused), " << total.states << " states, " << total.steps << " steps, "
+            << total.outcomes << " outcomes\n";
+  EXPECT_EQ(refused, 0);
+}
