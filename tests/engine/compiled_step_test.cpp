@@ -196,3 +196,135 @@ TEST(CompiledStep, RandomProgramsAgreeWithTheInterpreter) {
             << total.outcomes << " outcomes\n";
   EXPECT_EQ(refused, 0);
 }
+
+namespace {
+
+// A random StepInput for a program (as the reference step tests draw them):
+// a random node, a DB of up to 8 random state facts over the fixed
+// constants, two fresh ids and the neighbourhood's names, a message from
+// the node or a neighbour, up to two input facts.
+RefStepInput random_input(Rng& rng, const model::Model& m) {
+  RefStepInput in;
+  in.node = uni(rng, 0, static_cast<uint32_t>(m.network.num_nodes()) - 1);
+  std::vector<model::NodeId> sources{in.node};
+  for (model::NodeId k : m.network.neighbors(in.node)) sources.push_back(k);
+  in.msg_src = pick(rng, sources);
+  std::vector<model::ConstId> pool;
+  const auto fixed = static_cast<uint32_t>(m.constants.size());
+  for (model::ConstId c = 0; c < fixed + 2; ++c) pool.push_back(c);
+  for (model::NodeId k : sources) pool.push_back(m.node_const[k]), pool.push_back(m.node_const[k]);
+  auto fact_of = [&](model::PredId p) {
+    Fact f{p, {}};
+    for (uint32_t k = 0; k < m.preds[p].arity; ++k) f.args.push_back(pick(rng, pool));
+    return f;
+  };
+  std::vector<model::PredId> state, input, transport;
+  for (model::PredId p = 0; p < m.preds.size(); ++p) {
+    if (p == model::kMyName || p == model::kNeighbor) continue;
+    auto k = m.preds[p].kind;
+    (k == model::PredKind::State ? state : k == model::PredKind::Input ? input : transport).push_back(p);
+  }
+  const uint32_t ndb = uni(rng, 0, 8);
+  for (uint32_t i = 0; i < ndb; ++i) in.db.insert(fact_of(pick(rng, state)));
+  in.msg = fact_of(pick(rng, transport));
+  if (!input.empty())
+    for (uint32_t i = uni(rng, 0, 2); i > 0; --i) in.input.insert(fact_of(pick(rng, input)));
+  return in;
+}
+
+// Both evaluators on random inputs of one program; "" when they agree.
+std::string compare_random_inputs(Rng& rng, const model::Model& m, uint32_t cases, Counts& counts, uint64_t& multi) {
+  const engine::CompiledModel cm = engine::compile(m);
+  auto loaded = engine::CompiledStepLibrary::load(cm, cache_options());
+  if (!loaded.library) return (loaded.error.rfind("unsupported:", 0) == 0 ? "refused: " : "load failed: ") + loaded.error;
+  engine::StepEvaluator interp(cm);
+  engine::CompiledStepEvaluator compiled(loaded.library);
+  std::vector<engine::StepResult> a, b;
+  ++counts.models;
+  for (uint32_t c = 0; c < cases; ++c) {
+    const RefStepInput ri = random_input(rng, m);
+    std::vector<Word> db = to_words(ri.db), input = to_words(ri.input), msg = to_words(ri.msg);
+    engine::StepInput in{ri.node, &db, ri.msg_src, msg.data(), &input};
+    a.clear();
+    b.clear();
+    interp.evaluate(in, [&](const engine::StepResult& r) { a.push_back(r); });
+    compiled.evaluate(in, [&](const engine::StepResult& r) { b.push_back(r); });
+    ++counts.steps;
+    counts.outcomes += a.size();
+    multi += a.size() > 1;
+    std::string problem;
+    if (a.size() != b.size())
+      problem = std::to_string(a.size()) + " outcomes interpreted, " + std::to_string(b.size()) + " compiled";
+    for (size_t k = 0; k < a.size() && problem.empty(); ++k)
+      if (a[k].db != b[k].db || a[k].sent != b[k].sent || a[k].dropped != b[k].dropped)
+        problem = "outcome " + std::to_string(k) + ": interpreted " + result_string(a[k]) + ", compiled " +
+                  result_string(b[k]);
+    if (!problem.empty())
+      return problem + "\n  input: " + step_input_string(m, ri) + "\n  generated: " + loaded.library->source_path();
+  }
+  return "";
+}
+
+}  // namespace
+
+// Random programs (choice-heavy, and the recursive pool of the reference
+// step tests) on random step inputs: DBs that no exploration reaches,
+// several choice groups at once, closures, negation on them.
+TEST(CompiledStep, RandomStepInputsAgreeWithTheInterpreter) {
+  Rng rng(4711);
+  GenOptions choice_heavy;
+  choice_heavy.choice_rate = 0.6;
+  choice_heavy.min_rules = 3;
+  ProgramGenerator gen(rng, choice_heavy);
+  const std::vector<std::string> networks{"line:2", "ring:3", "star:4", "ring:4"};
+  const std::vector<std::string> pool{
+      "r(X, Y) if prev e(X, Y).",
+      "r(X, Z) if r(X, Y), prev e(Y, Z).",
+      "r(X, Z) if r(X, Y), r(Y, Z).",
+      "r(X, Y) if r(Y, X).",
+      "e(X, Y) if prev e(X, Y), not r(Y, X).",
+      "e(X, Y) if prev e(X, Y).",
+      "u(X) if r(X, _), not r(_, X).",
+      "u(X) if neighbor(X), not r(X, X).",
+      "c(X) if prev e(X, _), not u(X), choice((), (X)).",
+      "c(X) if r(X, Y), X != Y, choice((Y), (X)).",
+      "t(X)@N if c(X), neighbor(N).",
+      "t(X)@X if u(X).",
+      "t(Y)@M if t(Y)@_, my_name(M), not r(Y, Y).",
+      "t(X)@N if u(X), neighbor(N), choice((X), (N)).",
+      "e(X, Y) if t(X)@Y.",
+      "error if r(X, X), not u(X).",
+  };
+  const int kPrograms = std::getenv("DDSMC_COMPILED_PROGRAMS") ? std::atoi(std::getenv("DDSMC_COMPILED_PROGRAMS")) : 45;
+  Counts total;
+  uint64_t multi = 0;
+  int refused = 0, loaded = 0, drawn = 0;
+  std::map<std::string, int> reasons;
+  while (loaded < kPrograms && drawn < 20 * kPrograms) {
+    ++drawn;
+    std::string text;
+    if (drawn % 2) {
+      text = gen.generate();
+    } else {
+      text = "state e/2, r/2, u/1, c/1.\ntransport t/1.\n";
+      for (const auto& r : pool)
+        if (coin(rng, 0.5)) text += r + "\n";
+    }
+    auto m = load_text(text, network_override(pick(rng, networks)));
+    if (!m) continue;
+    ++loaded;
+    const std::string diff = compare_random_inputs(rng, *m, 300, total, multi);
+    if (diff.rfind("refused: ", 0) == 0) {
+      ++refused;
+      ++reasons[diff];
+      continue;
+    }
+    EXPECT_EQ(diff, "") << "program:\n" << text;
+  }
+  for (const auto& [r, n] : reasons) std::cout << "  " << n << "x " << r << "\n";
+  std::cout << "random step inputs compared: " << total.models << " programs (" << drawn << " drawn, " << loaded
+            << " loaded, " << refused << " refused), " << total.steps << " steps, " << total.outcomes << " outcomes, "
+            << multi << " steps with several outcomes\n";
+  EXPECT_EQ(refused, 0);
+  EXPECT_GT(multi, 1000u);
+}
