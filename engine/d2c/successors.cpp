@@ -75,9 +75,15 @@ void send_messages(hashing::GlobalState& s, model::NodeId from, const std::vecto
 
 SuccessorGenerator::SuccessorGenerator(const CompiledModel& cm) : cm_(cm), eval_(cm), inputs_(cm) {}
 
+SuccessorGenerator::SuccessorGenerator(const CompiledModel& cm, std::shared_ptr<const CompiledStepLibrary> compiled)
+    : cm_(cm), eval_(cm), inputs_(cm) {
+  if (compiled) compiled_ = std::make_unique<CompiledStepEvaluator>(std::move(compiled));
+}
+
 void SuccessorGenerator::set_cancellation(Cancellation* c) {
   cancel_ = c;
   eval_.set_cancellation(c);
+  if (compiled_) compiled_->set_cancellation(c);
   inputs_.set_cancellation(c);
 }
 
@@ -123,7 +129,7 @@ void SuccessorGenerator::expand(const hashing::GlobalState& s, uint32_t a, const
   const auto& layout = cm_.layout;
   const model::Arc arc = cm_.model->network.arc(a);
   StepInput in{arc.dst, &s.dbs[arc.dst], arc.src, payload, &input};
-  eval_.evaluate(in, [&](const StepResult& r) {
+  auto on_result = [&](const StepResult& r) {
     // Edit the copy in place: the node's DB, the served channel and the
     // channels sent on; restore them after the sink has seen it.
     succ_.dbs[arc.dst] = r.db;
@@ -146,7 +152,11 @@ void SuccessorGenerator::expand(const hashing::GlobalState& s, uint32_t a, const
     sink(EdgeLabel{a, r.db == s.dbs[arc.dst]}, succ_, detail);
     succ_.dbs[arc.dst] = s.dbs[arc.dst];
     for (uint32_t t : touched_) succ_.channels[t] = s.channels[t];
-  });
+  };
+  if (compiled_)
+    compiled_->evaluate(in, on_result);
+  else
+    eval_.evaluate(in, on_result);
 }
 
 hashing::GlobalState initial_state(const CompiledModel& cm) {

@@ -9,10 +9,13 @@
 
 #include "engine/d2c/bounds.hpp"
 #include "engine/d2c/compile.hpp"
+#include "engine/d2c/compiled_step.hpp"
 #include "engine/d2c/inputs.hpp"
 #include "engine/d2c/step.hpp"
 #include "engine/system.hpp"
 #include "hashing/state.hpp"
+
+#include <memory>
 
 namespace ddsmc::engine {
 
@@ -31,6 +34,10 @@ class SuccessorGenerator {
  public:
   using Sink = FunctionRef<void(const EdgeLabel&, const hashing::GlobalState&, const StepDetail&)>;
   explicit SuccessorGenerator(const CompiledModel& cm);
+  // With `compiled` (the model's loaded compiled step, compiled_step.hpp),
+  // steps are evaluated by the generated code instead of the interpreter
+  // (issue 9 prototype; the same StepResults in the same order).
+  SuccessorGenerator(const CompiledModel& cm, std::shared_ptr<const CompiledStepLibrary> compiled);
   // Every step of s (SPEC section 2): for every non-empty channel, every
   // distinct payload in it, every input DB (one per renaming class) and
   // every choice outcome; or the idle step when every channel is empty.
@@ -55,6 +62,7 @@ class SuccessorGenerator {
 
   const CompiledModel& cm_;
   StepEvaluator eval_;
+  std::unique_ptr<CompiledStepEvaluator> compiled_;  // null: the interpreter
   InputEnumerator inputs_;
   hashing::GlobalState succ_;  // a copy of the state, edited in place per step and restored
   std::vector<uint32_t> touched_;

@@ -3,6 +3,10 @@
 #include "engine/d2c/bounds.hpp"
 #include "engine/d2c/successors.hpp"
 
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
 namespace ddsmc::engine {
 namespace {
 
@@ -10,7 +14,8 @@ namespace {
 // successor and the language-free part of the step's detail.
 class D2cGenerator final : public Generator {
  public:
-  explicit D2cGenerator(const CompiledModel& cm) : gen_(cm) {}
+  D2cGenerator(const CompiledModel& cm, std::shared_ptr<const CompiledStepLibrary> compiled)
+      : gen_(cm, std::move(compiled)) {}
   void successors(const hashing::GlobalState& s, Sink sink) override {
     gen_.successors(s, [&](const EdgeLabel& label, const hashing::GlobalState& succ, const StepDetail& d) {
       sink(label, succ, d);
@@ -23,6 +28,22 @@ class D2cGenerator final : public Generator {
 };
 
 }  // namespace
+
+D2cSystem::D2cSystem(const CompiledModel& cm) : cm_(cm) {
+  const char* backend = std::getenv("DDSMC_STEP_BACKEND");  // TEMPORARY, see system.hpp
+  if (!backend || std::strcmp(backend, "compiled") != 0) return;
+  auto loaded = CompiledStepLibrary::load(cm);
+  if (!loaded.library) {
+    std::fprintf(stderr, "ddsmc: compiled step not used, the interpreter evaluates steps: %s\n", loaded.error.c_str());
+    return;
+  }
+  compiled_ = std::move(loaded.library);
+  if (compiled_->from_cache())
+    std::fprintf(stderr, "ddsmc: compiled step %s (cached)\n", compiled_->object_path().c_str());
+  else
+    std::fprintf(stderr, "ddsmc: compiled step %s (compiled in %.2f s)\n", compiled_->object_path().c_str(),
+                 compiled_->compile_seconds());
+}
 
 hashing::GlobalState D2cSystem::initial_state() const { return engine::initial_state(cm_); }
 
@@ -40,7 +61,7 @@ bool D2cSystem::faulty(const hashing::GlobalState& s, uint32_t node) const {
   return false;
 }
 
-std::unique_ptr<Generator> D2cSystem::generator() const { return std::make_unique<D2cGenerator>(cm_); }
+std::unique_ptr<Generator> D2cSystem::generator() const { return std::make_unique<D2cGenerator>(cm_, compiled_); }
 
 ExploreResult explore(const CompiledModel& cm, const ExploreOptions& opts) { return explore(D2cSystem(cm), opts); }
 

@@ -18,6 +18,7 @@
 #include "engine/d2c/system.hpp"
 #include "hashing/state.hpp"
 #include "model/load.hpp"
+#include "tests/engine/graph_compare.hpp"
 #include "tests/engine/reference_support.hpp"
 #include "tests/test_support.hpp"
 
@@ -327,4 +328,26 @@ TEST(CompiledStep, RandomStepInputsAgreeWithTheInterpreter) {
             << multi << " steps with several outcomes\n";
   EXPECT_EQ(refused, 0);
   EXPECT_GT(multi, 1000u);
+}
+
+// The whole exploration through SuccessorGenerator's compiled path (the
+// constructor flag, via D2cSystem): the same graph as the interpreter's,
+// field by field, at one and two threads.
+TEST(CompiledStep, ExplorationsThroughTheCompiledStepAreIdentical) {
+  for (const std::string& path : test::example_files()) {
+    auto m = load_file(path);
+    if (!m) continue;
+    const engine::CompiledModel cm = engine::compile(*m);
+    auto loaded = engine::CompiledStepLibrary::load(cm, cache_options());
+    ASSERT_TRUE(loaded.library) << path << ": " << loaded.error;
+    engine::ExploreOptions eo;
+    eo.max_states = 60000;
+    eo.threads = 1;
+    const engine::ExploreResult interp = engine::explore(engine::D2cSystem(cm, nullptr), eo);
+    for (size_t threads : {1, 2}) {
+      eo.threads = threads;
+      const engine::ExploreResult comp = engine::explore(engine::D2cSystem(cm, loaded.library), eo);
+      EXPECT_EQ(test::result_difference(interp, comp), "") << path << ", " << threads << " threads";
+    }
+  }
 }
