@@ -351,3 +351,71 @@ TEST(CompiledStep, ExplorationsThroughTheCompiledStepAreIdentical) {
     }
   }
 }
+
+// A plan the generator cannot mirror exactly is refused with a reason,
+// never translated approximately.
+TEST(CompiledStep, RefusesAPlanThatReadsAnUnboundVariable) {
+  auto m = load_file(test::source_path("examples/flooding.d2c"));
+  ASSERT_TRUE(m);
+  engine::CompiledModel cm = engine::compile(*m);
+  ASSERT_TRUE(engine::generate_step_source(cm).ok);
+  for (auto& r : cm.rules)
+    if (r.transport_head) r.head_at = {engine::ArgOp::Kind::Check, r.num_vars++};  // a variable nothing binds
+  const auto g = engine::generate_step_source(cm);
+  EXPECT_FALSE(g.ok);
+  EXPECT_EQ(g.reason.rfind("unsupported: ", 0), 0u) << g.reason;
+  const auto loaded = engine::CompiledStepLibrary::load(cm, cache_options());
+  EXPECT_FALSE(loaded.library);
+  EXPECT_EQ(loaded.error, g.reason);
+}
+
+// A compiler error is a ddsmc bug: the message says so and names the file.
+TEST(CompiledStep, ACompilerErrorNamesTheGeneratedFile) {
+  auto m = load_file(test::source_path("examples/flooding.d2c"));
+  ASSERT_TRUE(m);
+  const engine::CompiledModel cm = engine::compile(*m);
+  engine::CompiledStepOptions o;
+  o.cache_dir = test::temp_dir();
+  o.compiler = "/bin/false";
+  const auto loaded = engine::CompiledStepLibrary::load(cm, o);
+  ASSERT_FALSE(loaded.library);
+  EXPECT_NE(loaded.error.find("ddsmc bug"), std::string::npos) << loaded.error;
+  EXPECT_NE(loaded.error.find(o.cache_dir + "/step-"), std::string::npos) << loaded.error;
+  EXPECT_TRUE(std::filesystem::exists(loaded.error.substr(loaded.error.find(o.cache_dir),
+                                                          loaded.error.find(".cpp") + 4 - loaded.error.find(o.cache_dir))))
+      << loaded.error;
+}
+
+// A long step polls its Cancellation inside the generated code too, and
+// Cancelled unwinds through it; the evaluator then still works.
+TEST(CompiledStep, ALongStepIsCancelledInsideTheGeneratedCode) {
+  const std::string text =
+      "state e/2, r/2.\ntransport t/0.\nr(X, Y) if prev e(X, Y).\nr(X, Z) if r(X, Y), r(Y, Z).\ne(X, Y) if r(X, Y).\n";
+  auto m = load_text(text, network_override("line:2"));
+  ASSERT_TRUE(m);
+  const engine::CompiledModel cm = engine::compile(*m);
+  auto loaded = engine::CompiledStepLibrary::load(cm, cache_options());
+  ASSERT_TRUE(loaded.library) << loaded.error;
+  engine::CompiledStepEvaluator compiled(loaded.library);
+  engine::StepEvaluator interp(cm);
+  // A chain of 60 fresh constants: its closure has 60 * 59 / 2 = 1,770 facts.
+  std::vector<Word> db;
+  const auto e = *m->find_pred("e");
+  const Word base = static_cast<Word>(m->constants.size());
+  for (Word k = 0; k + 1 < 60; ++k) db.insert(db.end(), {e, base + k, base + k + 1});
+  hashing::normalize_db(db, cm.layout);
+  const std::vector<Word> input, msg{model::kStart};
+  engine::StepInput in{0, &db, 0, msg.data(), &input};
+  std::atomic<unsigned> requests{engine::Cancellation::kInterrupt};
+  engine::Cancellation stop(requests);
+  compiled.set_cancellation(&stop);
+  EXPECT_THROW(compiled.evaluate(in, [](const engine::StepResult&) {}), engine::Cancelled);
+  compiled.set_cancellation(&engine::Cancellation::none());
+  std::vector<engine::StepResult> a, b;
+  interp.evaluate(in, [&](const engine::StepResult& r) { a.push_back(r); });
+  compiled.evaluate(in, [&](const engine::StepResult& r) { b.push_back(r); });
+  ASSERT_EQ(a.size(), 1u);
+  ASSERT_EQ(b.size(), 1u);
+  EXPECT_EQ(a[0].db, b[0].db);
+  EXPECT_EQ(a[0].db.size(), 2u * 3u * 1770u);
+}
