@@ -149,7 +149,7 @@ struct Rel {
         for (uint32_t i = 0; i < n; ++i)
           if (same(x, i)) return false;
       }
-      t.insert(t.end(), x, x + A);
+      for (uint32_t k = 0; k < A; ++k) t.push_back(x[k]);  // a range insert costs more for a few words
       ++n;
       return true;
     }
@@ -167,9 +167,12 @@ struct Rel {
         if (i > 0 && sorted && !less(i - 1, i)) sorted = false;
       }
       if (!sorted) std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return less(a, b); });
+      size_t at = out.size();
+      out.resize(at + size_t{n} * (A + 1));
+      W* o = out.data() + at;
       for (uint32_t i : order) {
-        out.push_back(pred);
-        out.insert(out.end(), t.data() + size_t{i} * A, t.data() + size_t{i} * A + A);
+        *o++ = pred;
+        for (uint32_t k = 0; k < A; ++k) *o++ = t[size_t{i} * A + k];
       }
     }
   }
@@ -652,11 +655,7 @@ class Gen {
       for (uint32_t v : p.choice_picked) vals.push_back("v" + std::to_string(v));
     }
     for (auto& v : head_values()) vals.push_back(v);
-    if (!vals.empty()) {
-      o << indent << target << ".insert(" << target << ".end(), {";
-      for (size_t k = 0; k < vals.size(); ++k) o << (k ? ", " : "") << vals[k];
-      o << "});\n";
-    }
+    for (const auto& v : vals) o << indent << target << ".push_back(" << v << ");\n";
     for (int c = 0; c < closes; ++c) {
       indent.resize(indent.size() - 2);
       o << indent << "}\n";
@@ -795,7 +794,7 @@ class Gen {
       << "    const bool arc = node >= 0 && kArc[s.me * kNumNodes + static_cast<uint32_t>(node)];\n"
       << "    std::vector<W>& target = arc ? r.sent : r.dropped;\n"
       << "    target.push_back(arc ? static_cast<W>(node) : dest);\n"
-      << "    target.insert(target.end(), runs.begin() + i + 1, runs.begin() + i + len);\n    i += len;\n  }\n"
+      << "    for (size_t k = i + 1; k < i + len; ++k) target.push_back(runs[k]);\n    i += len;\n  }\n"
       << "  s.hooks->emit(s.hooks->emit_ctx, r);\n}\n";
   }
 
