@@ -18,6 +18,7 @@
 #include "app/output.hpp"
 #include "app/ranks.hpp"
 #include "app/runtime.hpp"
+#include "app/step_backend.hpp"
 #include "dist/analysis.hpp"
 #include "dist/consensus.hpp"
 #include "dist/directory.hpp"
@@ -226,6 +227,20 @@ int run_check(const CheckOptions& opts) {
   Checkpointing checkpoints(opts.checkpoint, opts.checkpoint_every ? parse_duration(*opts.checkpoint_every) : std::nullopt,
                             m ? check_identity(opts) : std::string(), ranks.get());
   if (!setup && opts.resume && !checkpoints.check_manifest(*opts.resume)) setup = kExitUsage;
+  // The model's step evaluator: under MPI rank 0 compiles first, the
+  // others then find its object in the cache (or, on a machine that does
+  // not share it, compile their own). A --backend compiled that cannot be
+  // had is refused before any output is touched.
+  std::optional<engine::CompiledModel> compiled_model;
+  std::optional<StepBackend> backend;
+  if (!setup) {
+    compiled_model.emplace(engine::compile(*m));
+    if (root) backend = choose_step_backend(opts.backend, *compiled_model, true);
+    if (ranks) ranks->worst(0);
+    if (!root) backend = choose_step_backend(opts.backend, *compiled_model, false);
+    if (!backend) setup = kExitUsage;
+    if (ranks) setup = ranks->worst(setup);
+  }
   // Every output is opened (created) before any work.
   std::vector<std::unique_ptr<Output>> files;
   std::vector<Output*> outputs{nullptr, nullptr};
@@ -243,7 +258,7 @@ int run_check(const CheckOptions& opts) {
   engine::Fairness fairness = opts.fairness == "none" ? engine::Fairness::None : engine::Fairness::Channel;
   engine::WorkerPool pool(opts.threads);
 
-  engine::CompiledModel cm = engine::compile(*m);
+  const engine::CompiledModel& cm = *compiled_model;
   engine::Cancellation cancel(stop_requests());
   begin_graceful_stop();
   // --memory is per process; by default the ranks on one machine share it.
@@ -262,7 +277,7 @@ int run_check(const CheckOptions& opts) {
     eo.checkpoint_due = [&] { return checkpoints.due(); };
     eo.checkpoint = [&](const engine::ExplorePoint& p) { checkpoints.write(p); };
   }
-  const engine::D2cSystem system(cm);
+  const engine::D2cSystem system(cm, backend->compiled);
   std::unique_ptr<dist::Shard> shard;
   engine::ExploreResult res(cm.layout);
   std::vector<engine::Verdict> saved_verdicts;  // a resumed analysis's
@@ -325,6 +340,8 @@ int run_check(const CheckOptions& opts) {
   if (res.incomplete_reason == engine::stop_reason_name(StopReason::OutOfMemory)) refill_memory_reserve();
 
   CheckOutcome o{opts, *m, cm, res, {}, {}, {}, {}, memory_limit};
+  o.backend = backend->name();
+  o.compile_seconds = backend->compile_seconds;
   HumanText human(json_out == &Output::standard() ? Output::standard_error() : Output::standard(), o);
   human.print([&] { return header_text(o); });
   // The analysis runs on as many threads as the exploration did.

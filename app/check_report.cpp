@@ -138,6 +138,8 @@ json report_json(const CheckOutcome& o) {
                      {"rank_peak_rss_bytes", res.rank_peak_rss.empty() ? std::vector<uint64_t>{peak_rss_bytes()} : res.rank_peak_rss},
                      {"rank0_seconds", rank_seconds_json(res)},
                      {"threads", res.threads},
+                     {"backend", o.backend},
+                     {"compile_seconds", o.compile_seconds},
                      {"memory_limit_bytes", o.memory_limit},
                      {"bytes_per_state", res.num_states() ? double(res.memory.total()) / double(res.num_states()) : 0.0},
                      {"memory", memory_json(res.memory)},

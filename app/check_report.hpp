@@ -36,6 +36,8 @@ struct CheckOutcome {
   engine::StopReason analysis_stopped = engine::StopReason::None;
   uint64_t memory_limit = 0;  // --memory in bytes (0: none)
   double analysis_seconds = 0;  // the analyses of the properties (not lifting their traces)
+  std::string backend = "interpreted";  // which evaluator ran the steps (--backend)
+  double compile_seconds = 0;           // generating and compiling its step (0: cached or interpreted)
   bool pruned() const { return opts.on_bound == "prune"; }
   void note_stop(engine::StopReason r) {
     if (analysis_stopped == engine::StopReason::None) analysis_stopped = r;

@@ -61,6 +61,10 @@ int run(int argc, char** argv) {
   check->add_option("--on-bound", check_opts.on_bound, "stop at a state beyond the bounds, or prune such states")
       ->check(CLI::IsMember({"stop", "prune"}));
   check->add_option("--threads", check_opts.threads, "worker threads (0: all cores)")->check(kNotNegative);
+  check->add_option("--backend", check_opts.backend,
+                    "how steps are evaluated: compiled (the model's rules as C++, compiled and cached), "
+                    "interpreted, or auto (compiled when a compiler is found; the default)")
+      ->check(CLI::IsMember({"interpreted", "compiled", "auto"}));
   check->add_option("--memory", check_opts.memory,
                     "stop (exit 3) before the process uses more than LIMIT bytes: 16G, 512M, ... "
                     "(default: 85% of physical memory or of the cgroup limit)")

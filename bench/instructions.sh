@@ -5,9 +5,10 @@
 # step (rule evaluation and the step around it), encode/decode (state
 # encodings, copies), store (tree store, visited set, hashing, compares),
 # canonical (fresh-constant canonical form), graph (edge rows, labels,
-# levels), malloc, compiled step (the generated object of
-# DDSMC_STEP_BACKEND=compiled and its wrapper), other. Instruction counts do not depend on the
-# machine's load, unlike times.
+# levels), malloc, compiled step (the generated object of the compiled
+# back-end, check's default, and its wrapper), other. Instruction counts do
+# not depend on the machine's load, unlike times. Add --backend interpreted
+# to a CHECK to count the interpreter instead.
 #
 # Usage: bench/instructions.sh [BUILD_DIR [OUTDIR]] [-- CHECK ...]
 #   BUILD_DIR  default build (runs BUILD_DIR/ddsmc, a Release build)
@@ -39,8 +40,7 @@ python3 - "$out" "${rows[@]}" <<'PY'
 import json, re, sys
 out, rows = sys.argv[1], sys.argv[2:]
 parts = [
-    # the compiled step (DDSMC_STEP_BACKEND=compiled, branch compiled): the
-    # generated object's functions, the std::vector code inlined there, the wrapper
+    # the compiled step (--backend compiled or auto): the generated object's functions, the std::vector code inlined there, the wrapper
     ("compiled step", r"step-[0-9a-f]{16}\.so|CompiledStepEvaluator"),
     ("canonical", r"canonical|Canonical|refine|nauty|twins|individuali"),
     ("store", r"TreeStore|IdTable|StateStore|XXH3|memcmp|intern|find_or_claim"),

@@ -1,6 +1,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -57,6 +58,13 @@ std::string temp_file(const std::string& content, const std::string& suffix) {
   static int counter = 0;
   std::string path = temp_dir() + "/f" + std::to_string(::getpid()) + "_" + std::to_string(counter++) + suffix;
   std::ofstream(path, std::ios::binary) << content;
+  return path;
+}
+
+std::string failing_compiler() {
+  const std::string path =
+      temp_file("#!/bin/sh\n[ \"$1\" = --version ] && { echo broken-cc 1.0; exit 0; }\necho 'broken-cc: cannot compile' >&2\nexit 1\n", ".sh");
+  chmod(path.c_str(), 0755);
   return path;
 }
 

@@ -59,6 +59,9 @@ bool built_with_address_sanitizer();
 // A scratch file with `content`, removed at process exit; returns its path.
 std::string temp_file(const std::string& content, const std::string& suffix = ".d2c");
 std::string temp_dir();
+// A stand-in C++ compiler for the compiled step's failure paths: it answers
+// --version (so it is found) and fails to compile anything.
+std::string failing_compiler();
 std::string read_text(const std::string& path);
 
 }  // namespace ddsmc::test

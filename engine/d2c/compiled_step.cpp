@@ -7,11 +7,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <mutex>
+#include <optional>
 #include <sstream>
 
 #include "engine/d2c/codegen.hpp"
@@ -58,10 +62,17 @@ std::string default_cache_dir() {
   return "/tmp/ddsmc-cache-" + std::to_string(getuid());
 }
 
+// A temporary name no other process (on any host sharing the cache) uses.
+std::string temporary(const std::string& path) {
+  char host[256] = {0};
+  gethostname(host, sizeof host - 1);
+  return path + ".tmp." + host + "." + std::to_string(getpid());
+}
+
 // Writes `text` to `path` through a temporary name and a rename, so that a
 // concurrent process never sees half a file.
 bool write_atomically(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp." + std::to_string(getpid());
+  const std::string tmp = temporary(path);
   {
     std::ofstream out(tmp, std::ios::binary);
     out << text;
@@ -72,29 +83,91 @@ bool write_atomically(const std::string& path, const std::string& text) {
   return !ec;
 }
 
-// Runs the compiler, stderr and stdout into `log`; returns its exit status
-// (-1 if it could not be started).
-int run_compiler(const std::string& compiler, const std::string& src, const std::string& out, const std::string& log) {
-  std::vector<std::string> args{compiler};
-  for (const char* f : kFlags) args.emplace_back(f);
-  args.insert(args.end(), {"-o", out, src});
+// Runs `argv` with stdout and stderr into the file `log` (or, with `output`
+// set, into *output through a pipe); returns its exit status (-1 if it could
+// not be started).
+int run(const std::vector<std::string>& args, const std::string& log, std::string* output = nullptr) {
   std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
+  int pipefd[2] = {-1, -1};
+  if (output && pipe(pipefd) != 0) return -1;
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (output) {
+    posix_spawn_file_actions_adddup2(&fa, pipefd[1], 1);
+    posix_spawn_file_actions_addclose(&fa, pipefd[0]);
+    posix_spawn_file_actions_addclose(&fa, pipefd[1]);
+  } else {
+    posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  }
   posix_spawn_file_actions_adddup2(&fa, 1, 2);
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
   pid_t pid = -1;
-  int rc = posix_spawnp(&pid, compiler.c_str(), &fa, nullptr, argv.data(), environ);
+  int rc = posix_spawnp(&pid, args[0].c_str(), &fa, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&fa);
+  if (output) {
+    close(pipefd[1]);
+    char buf[4096];
+    ssize_t n;
+    while (rc == 0 && ((n = read(pipefd[0], buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR)))
+      if (n > 0) output->append(buf, static_cast<size_t>(n));
+    close(pipefd[0]);
+  }
   if (rc != 0) return -1;
   int status = 0;
   while (waitpid(pid, &status, 0) < 0)
     if (errno != EINTR) return -1;
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
+
+// What `compiler --version` prints, which goes into the cache key (another
+// compiler version under the same name makes another object); nullopt when
+// the compiler cannot be run at all. Asked once per compiler and process.
+std::optional<std::string> compiler_version(const std::string& compiler) {
+  static std::mutex mu;
+  static std::map<std::string, std::optional<std::string>> known;
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = known.find(compiler);
+  if (it != known.end()) return it->second;
+  std::string out;
+  std::optional<std::string> v;
+  if (run({compiler, "--version"}, "", &out) == 0) v = out;
+  return known[compiler] = v;
+}
+
+// Keeps the cache to kKeepObjects objects: the least recently used ones
+// (by modification time, which a cache hit refreshes) go with their source
+// and log, and so do temporary files left by a killed compile. Best effort:
+// another process may be removing the same files.
+constexpr size_t kKeepObjects = 256;
+
+void evict(const std::string& dir) {
+  std::error_code ec;
+  std::vector<std::pair<fs::file_time_type, fs::path>> objects;
+  const auto now = fs::file_time_type::clock::now();
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("step-", 0) != 0) continue;
+    const auto t = e.last_write_time(ec);
+    if (ec) continue;
+    if (name.find(".tmp.") != std::string::npos) {
+      if (now - t > std::chrono::hours(24)) fs::remove(e.path(), ec);
+    } else if (e.path().extension() == ".so") {
+      objects.emplace_back(t, e.path());
+    }
+  }
+  if (objects.size() <= kKeepObjects) return;
+  std::sort(objects.begin(), objects.end());
+  for (size_t i = 0; i + kKeepObjects < objects.size(); ++i) {
+    fs::path p = objects[i].second;
+    fs::remove(p, ec);
+    p.replace_extension(".cpp");
+    fs::remove(p, ec);
+    fs::remove(p.string() + ".log", ec);
+  }
+}
+
 
 }  // namespace
 
@@ -106,7 +179,16 @@ CompiledStepLibrary::Loaded CompiledStepLibrary::load(const CompiledModel& cm, c
     return res;
   }
   const std::string compiler = !opts.compiler.empty() ? opts.compiler : env_or("DDSMC_CXX", DDSMC_CXX_COMPILER);
-  std::string command = compiler;
+  const std::optional<std::string> version = compiler_version(compiler);
+  if (!version) {
+    res.error = "no compiler: " + compiler + " cannot be run (set DDSMC_CXX to a C++17 compiler)";
+    res.no_compiler = true;
+    return res;
+  }
+  // The object is keyed by everything that makes it: the generated source
+  // (which holds the model's rules, layout and the ABI version), the
+  // compiler's identity and version, and the flags.
+  std::string command = compiler + "\n" + *version;
   for (const char* f : kFlags) command += std::string(" ") + f;
   const std::string key = hex(fnv1a(gen.source, fnv1a(command)));
   const std::string dir = opts.cache_dir.empty() ? default_cache_dir() : opts.cache_dir;
@@ -121,15 +203,19 @@ CompiledStepLibrary::Loaded CompiledStepLibrary::load(const CompiledModel& cm, c
   lib->object_path_ = dir + "/step-" + key + ".so";
   if (fs::exists(lib->object_path_)) {
     lib->from_cache_ = true;
+    fs::last_write_time(lib->object_path_, fs::file_time_type::clock::now(), ec);  // recently used
   } else {
     if (!write_atomically(lib->source_path_, gen.source)) {
       res.error = "cannot write " + lib->source_path_;
       return res;
     }
     const std::string log = lib->source_path_ + ".log";
-    const std::string tmp = lib->object_path_ + ".tmp." + std::to_string(getpid());
+    const std::string tmp = temporary(lib->object_path_);
     const auto t0 = std::chrono::steady_clock::now();
-    int rc = run_compiler(compiler, lib->source_path_, tmp, log);
+    std::vector<std::string> args{compiler};
+    for (const char* f : kFlags) args.emplace_back(f);
+    args.insert(args.end(), {"-o", tmp, lib->source_path_});
+    int rc = run(args, log);
     lib->compile_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (rc != 0) {
       fs::remove(tmp, ec);
@@ -138,11 +224,13 @@ CompiledStepLibrary::Loaded CompiledStepLibrary::load(const CompiledModel& cm, c
                   "; its output is in " + log + ")";
       return res;
     }
+    fs::remove(log, ec);  // empty, or warnings that -w silenced
     fs::rename(tmp, lib->object_path_, ec);
     if (ec) {
       res.error = "cannot rename " + tmp + ": " + ec.message();
       return res;
     }
+    evict(dir);
   }
   lib->handle_ = dlopen(lib->object_path_.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!lib->handle_) {

@@ -24,8 +24,10 @@ class CompiledStepLibrary {
  public:
   struct Loaded {
     std::shared_ptr<const CompiledStepLibrary> library;  // null on failure
-    std::string error;  // "unsupported: ..." (the generator refuses the model), or a ddsmc bug
-                        // (the generated file did not compile or load), with the file's path
+    std::string error;  // "unsupported: ..." (the generator refuses the model), "no compiler: ...",
+                        // a cache directory that cannot be written, or a ddsmc bug (the
+                        // generated file did not compile or load), with the file's path
+    bool no_compiler = false;  // the compiler cannot be run at all
   };
   static Loaded load(const CompiledModel& cm, const CompiledStepOptions& opts = {});
   ~CompiledStepLibrary();

@@ -3,10 +3,6 @@
 #include "engine/d2c/bounds.hpp"
 #include "engine/d2c/successors.hpp"
 
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-
 namespace ddsmc::engine {
 namespace {
 
@@ -28,22 +24,6 @@ class D2cGenerator final : public Generator {
 };
 
 }  // namespace
-
-D2cSystem::D2cSystem(const CompiledModel& cm) : cm_(cm) {
-  const char* backend = std::getenv("DDSMC_STEP_BACKEND");  // TEMPORARY, see system.hpp
-  if (!backend || std::strcmp(backend, "compiled") != 0) return;
-  auto loaded = CompiledStepLibrary::load(cm);
-  if (!loaded.library) {
-    std::fprintf(stderr, "ddsmc: compiled step not used, the interpreter evaluates steps: %s\n", loaded.error.c_str());
-    return;
-  }
-  compiled_ = std::move(loaded.library);
-  if (compiled_->from_cache())
-    std::fprintf(stderr, "ddsmc: compiled step %s (cached)\n", compiled_->object_path().c_str());
-  else
-    std::fprintf(stderr, "ddsmc: compiled step %s (compiled in %.2f s)\n", compiled_->object_path().c_str(),
-                 compiled_->compile_seconds());
-}
 
 hashing::GlobalState D2cSystem::initial_state() const { return engine::initial_state(cm_); }
 

@@ -14,14 +14,10 @@ namespace ddsmc::engine {
 
 class D2cSystem final : public System {
  public:
-  // TEMPORARY (branch `compiled`, issue 9 prototype): with the environment
-  // variable DDSMC_STEP_BACKEND=compiled, steps are evaluated by the
-  // model's generated and compiled step function (compiled_step.hpp); a
-  // model the generator refuses, or a failed compile, falls back to the
-  // interpreter with a message on stderr. To be replaced by --backend.
-  explicit D2cSystem(const CompiledModel& cm);
-  // Steps through `compiled` (null: the interpreter), whatever the environment.
-  D2cSystem(const CompiledModel& cm, std::shared_ptr<const CompiledStepLibrary> compiled)
+  // Steps are evaluated by `compiled`, the model's generated and compiled
+  // step function (compiled_step.hpp), or by the interpreter when it is
+  // null; both give the same successors in the same order.
+  explicit D2cSystem(const CompiledModel& cm, std::shared_ptr<const CompiledStepLibrary> compiled = nullptr)
       : cm_(cm), compiled_(std::move(compiled)) {}
   const hashing::StateLayout& layout() const override { return cm_.layout; }
   hashing::GlobalState initial_state() const override;

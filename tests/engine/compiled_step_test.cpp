@@ -376,14 +376,65 @@ TEST(CompiledStep, ACompilerErrorNamesTheGeneratedFile) {
   const engine::CompiledModel cm = engine::compile(*m);
   engine::CompiledStepOptions o;
   o.cache_dir = test::temp_dir();
-  o.compiler = "/bin/false";
+  o.compiler = "/bin/false";  // cannot even say its version: no compiler
+  const auto none = engine::CompiledStepLibrary::load(cm, o);
+  ASSERT_FALSE(none.library);
+  EXPECT_TRUE(none.no_compiler);
+  EXPECT_EQ(none.error.rfind("no compiler: /bin/false", 0), 0u) << none.error;
+  o.compiler = test::failing_compiler();
   const auto loaded = engine::CompiledStepLibrary::load(cm, o);
+  EXPECT_FALSE(loaded.no_compiler);
   ASSERT_FALSE(loaded.library);
   EXPECT_NE(loaded.error.find("ddsmc bug"), std::string::npos) << loaded.error;
   EXPECT_NE(loaded.error.find(o.cache_dir + "/step-"), std::string::npos) << loaded.error;
   EXPECT_TRUE(std::filesystem::exists(loaded.error.substr(loaded.error.find(o.cache_dir),
                                                           loaded.error.find(".cpp") + 4 - loaded.error.find(o.cache_dir))))
       << loaded.error;
+  // The compiler's own words are kept in the log the message names.
+  const size_t log_at = loaded.error.find(o.cache_dir, loaded.error.find("output is in"));
+  ASSERT_NE(log_at, std::string::npos) << loaded.error;
+  const std::string log = loaded.error.substr(log_at, loaded.error.find(".log", log_at) + 4 - log_at);
+  EXPECT_NE(test::read_text(log).find("broken-cc: cannot compile"), std::string::npos) << log;
+}
+
+// The cache keeps the 256 most recently used objects: a compile into a
+// full cache removes the oldest ones with their sources, never the one a
+// cache hit has just refreshed, and leaves the new object loadable.
+TEST(CompiledStep, TheCacheKeepsTheMostRecentlyUsedObjects) {
+  namespace fs = std::filesystem;
+  engine::CompiledStepOptions o;
+  o.cache_dir = test::temp_dir();
+  auto echo = load_file(test::source_path("examples/echo.d2c"));
+  auto flooding = load_file(test::source_path("examples/flooding.d2c"));
+  ASSERT_TRUE(echo && flooding);
+  const engine::CompiledModel echo_cm = engine::compile(*echo), flooding_cm = engine::compile(*flooding);
+  const auto kept = engine::CompiledStepLibrary::load(echo_cm, o);
+  ASSERT_TRUE(kept.library) << kept.error;
+  const auto old = fs::file_time_type::clock::now() - std::chrono::hours(48);
+  for (int i = 0; i < 300; ++i) {
+    char name[64];
+    std::snprintf(name, sizeof name, "/step-%016x", i);
+    for (const char* ext : {".so", ".cpp"}) {
+      std::ofstream(o.cache_dir + name + ext) << "stale";
+      fs::last_write_time(o.cache_dir + name + ext, old + std::chrono::minutes(i));
+    }
+  }
+  fs::last_write_time(kept.library->object_path(), old);  // older than all of them...
+  const auto hit = engine::CompiledStepLibrary::load(echo_cm, o);  // ...until this hit refreshes it
+  ASSERT_TRUE(hit.library && hit.library->from_cache()) << hit.error;
+  const auto fresh = engine::CompiledStepLibrary::load(flooding_cm, o);  // a compile: evicts
+  ASSERT_TRUE(fresh.library && !fresh.library->from_cache()) << fresh.error;
+  size_t objects = 0, sources = 0;
+  for (const auto& e : fs::directory_iterator(o.cache_dir)) {
+    objects += e.path().extension() == ".so";
+    sources += e.path().extension() == ".cpp";
+  }
+  EXPECT_EQ(objects, 256u);
+  EXPECT_EQ(sources, 256u);
+  EXPECT_TRUE(fs::exists(kept.library->object_path()));
+  EXPECT_TRUE(fs::exists(fresh.library->object_path()));
+  EXPECT_FALSE(fs::exists(o.cache_dir + "/step-0000000000000000.so"));  // the oldest went
+  EXPECT_TRUE(fs::exists(o.cache_dir + "/step-000000000000012b.so"));   // the newest stayed
 }
 
 // A long step polls its Cancellation inside the generated code too, and

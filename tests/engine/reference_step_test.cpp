@@ -2,7 +2,9 @@
 // reference_step_impl.hpp (SPEC section 2, "One step" and "Choice"): random
 // programs, random node DBs, messages and inputs, compared as sets of
 // distinct outcomes; plus hand-written programs with hand-derived outcomes,
-// checked against both. A disagreement prints the program, the network, the
+// checked against the reference, the interpreter and the compiled step
+// (tests/engine/compiled_step_test.cpp compares the compiled step with the
+// interpreter on random programs). A disagreement prints the program, the network, the
 // step input (node, DB, message and source, input DB) and both outcome sets.
 #include <gtest/gtest.h>
 
@@ -10,6 +12,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "engine/d2c/compiled_step.hpp"
 #include "engine/d2c/compile.hpp"
 #include "engine/d2c/step.hpp"
 #include "tests/engine/reference_step_impl.hpp"
@@ -270,9 +273,16 @@ struct Hand {
                          << outcomes_string(*m, ref) << "want:\n"
                          << outcomes_string(*m, want);
     engine::StepEvaluator ev(*cm);
-    EngineStep eng = engine_step(*cm, ev, in);
-    EXPECT_TRUE(eng.problems.empty()) << eng.problems.front();
-    EXPECT_EQ(eng.outcomes, want) << "engine on\n"
+    expect_engine(engine_step(*cm, ev, in), want, "interpreter");
+    // The compiled step (docs/engine.md §4a) on the same hand-derived cases.
+    auto loaded = engine::CompiledStepLibrary::load(*cm);
+    ASSERT_TRUE(loaded.library) << loaded.error;
+    engine::CompiledStepEvaluator compiled(loaded.library);
+    expect_engine(engine_step(*cm, compiled, in), want, "compiled step");
+  }
+  void expect_engine(const EngineStep& eng, const std::set<RefOutcome>& want, const char* which) const {
+    EXPECT_TRUE(eng.problems.empty()) << which << ": " << eng.problems.front();
+    EXPECT_EQ(eng.outcomes, want) << which << " on\n"
                                   << text << "got:\n"
                                   << outcomes_string(*m, eng.outcomes) << "want:\n"
                                   << outcomes_string(*m, want);

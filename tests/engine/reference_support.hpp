@@ -65,7 +65,9 @@ struct EngineStep {
   std::vector<std::string> problems;  // broken invariants of StepResult
 };
 
-inline EngineStep engine_step(const engine::CompiledModel& cm, engine::StepEvaluator& ev, const RefStepInput& in) {
+// Evaluator: engine::StepEvaluator or engine::CompiledStepEvaluator.
+template <class Evaluator>
+EngineStep engine_step(const engine::CompiledModel& cm, Evaluator& ev, const RefStepInput& in) {
   const auto& layout = cm.layout;
   std::vector<Word> db = to_words(in.db), input = to_words(in.input), msg = to_words(in.msg);
   EngineStep out;

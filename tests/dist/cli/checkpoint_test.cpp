@@ -54,7 +54,7 @@ size_t parts_in(const std::string& dir) {
   return n;
 }
 
-TEST(DistCheckpoint, ResumedRanksEqualTheUninterruptedRun) {
+TEST(DistCheckpointCli, ResumedRanksEqualTheUninterruptedRun) {
   const std::vector<std::vector<std::string>> checks = {
       {example("flooding"), "--network", "ring:5"},
       {example("gossip")},  // failing properties: traces through the resumed graph
@@ -73,7 +73,7 @@ TEST(DistCheckpoint, ResumedRanksEqualTheUninterruptedRun) {
   }
 }
 
-TEST(DistCheckpoint, OneProcessAndOneRankShareTheirCheckpoints) {
+TEST(DistCheckpointCli, OneProcessAndOneRankShareTheirCheckpoints) {
   const std::vector<std::string> check = {example("gossip")};
   const CheckRun single = check_single(check, 1);
   const CheckRun from_process = check_mpi({1, 1}, with(check, {"--resume", periodic_checkpoint(0, check)}));
@@ -84,7 +84,7 @@ TEST(DistCheckpoint, OneProcessAndOneRankShareTheirCheckpoints) {
   EXPECT_EQ(from_rank.traces, single.traces);
 }
 
-TEST(DistCheckpoint, SigtermToTheRanksLeavesACheckpointToResumeFrom) {
+TEST(DistCheckpointCli, SigtermToTheRanksLeavesACheckpointToResumeFrom) {
   const std::vector<std::string> check = {example("flooding"), "--network", "ring:9"};
   const std::string ckpt = fresh_dir("term") + "/ckpt";
   Spawned s = spawn_mpi(2, with({"check"}, with(check, {"--threads", "1", "--checkpoint", ckpt})));
@@ -114,7 +114,7 @@ TEST(DistCheckpoint, SigtermToTheRanksLeavesACheckpointToResumeFrom) {
   expect_same_check(check_single(check, 2), resumed, {2, 1}, "");
 }
 
-TEST(DistCheckpoint, OtherRankCountsAndDamagedPartsAreRefused) {
+TEST(DistCheckpointCli, OtherRankCountsAndDamagedPartsAreRefused) {
   const std::vector<std::string> check = {example("flooding"), "--network", "ring:4"};
   const std::string good = periodic_checkpoint(2, check);
   std::string part1;

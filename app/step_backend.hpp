@@ -1,0 +1,29 @@
+// `check --backend interpreted|compiled|auto`: which evaluator runs the
+// model's steps (docs/engine.md §4a). Both give the same successors in the
+// same order, so the choice changes time only, never a result.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "engine/d2c/compile.hpp"
+#include "engine/d2c/compiled_step.hpp"
+
+namespace ddsmc::app {
+
+struct StepBackend {
+  std::shared_ptr<const engine::CompiledStepLibrary> compiled;  // null: the interpreter
+  double compile_seconds = 0;  // spent generating and compiling (0 when the object was cached)
+  const char* name() const { return compiled ? "compiled" : "interpreted"; }
+};
+
+// The evaluator `option` asks for:
+// - "interpreted": the interpreter;
+// - "compiled": the model's compiled step, loaded from the cache or compiled
+//   now; nullopt when that cannot be done (why is printed when `say`);
+// - "auto": the compiled step when it can be had, else the interpreter;
+//   which one, and why not compiled, is printed once when `say`.
+std::optional<StepBackend> choose_step_backend(const std::string& option, const engine::CompiledModel& cm, bool say);
+
+}  // namespace ddsmc::app
