@@ -5,11 +5,13 @@
 # states, transitions, seconds, states/s, peak RSS, bytes per state, and the
 # ratios ddsmc/SPIN and ddsmc/Rumur.
 #
-# Usage: bench/peers/run.sh [--quick] [--max-ring N] [--ddsmc-threads T] [BUILD_DIR]
+# Usage: bench/peers/run.sh [--quick] [--max-ring N] [--ddsmc-threads T] [--interpreted] [BUILD_DIR]
 #   --quick       ring:4 and ring:5 only
 #   --max-ring N  largest ring (default 8)
 #   --ddsmc-threads T  also run ddsmc at T threads (row "ddsmc-T"), in the
 #                 same run, against the peers' one thread
+#   --interpreted also run ddsmc --backend interpreted on one thread (row
+#                 "ddsmc-i"), against the compiled step (check's default)
 #   BUILD_DIR     where ddsmc was built, relative to the repository root
 #                 (default build)
 #
@@ -17,7 +19,10 @@
 # RSS (getrusage of the child) of the checking run alone.  SPIN's pan and
 # Rumur's verifier are generated and compiled first, untimed in the table
 # (their build time is the last column).  Every tool runs on one thread:
-# ddsmc --threads 1, Rumur --threads 1, SPIN's pan is sequential.
+# ddsmc --threads 1, Rumur --threads 1, SPIN's pan is sequential. ddsmc's
+# compiled step (check's default backend) is generated and compiled by an
+# untimed run first (--max-states 1); its compile time is ddsmc's build
+# column, as pan's and Rumur's are theirs.
 #   ddsmc  check --property always-total: exploration plus the analysis of
 #          one property (the peers only explore).
 #   SPIN   spin -a -DN=n; pan compiled with -DSAFETY -DNOREDUCE (plain
@@ -42,6 +47,7 @@ cd "$(dirname "$0")/../.."
 quick=0
 max_ring=8
 ddsmc_threads=1
+interpreted=0
 build=build
 while [ $# -gt 0 ]; do
   case $1 in
@@ -51,7 +57,8 @@ while [ $# -gt 0 ]; do
     --max-ring=*) max_ring=${1#--max-ring=} ;;
     --ddsmc-threads) [ $# -ge 2 ] || { echo "run.sh: --ddsmc-threads needs a value" >&2; exit 2; }
                      ddsmc_threads=$2; shift ;;
-    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --interpreted) interpreted=1 ;;
+    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
     *) build=$1 ;;
   esac
@@ -145,12 +152,22 @@ row() { printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >>"$rows"; }
 now() { python3 -c 'import time; print(time.perf_counter())'; }
 since() { python3 -c "import sys, time; print(f'{time.perf_counter() - float(sys.argv[1]):.2f}')" "$1"; }
 
-run_ddsmc() {  # ring [threads]
-  local n=$1 threads=${2:-1}
-  local out=$work/ddsmc-$n-$threads.json tool=ddsmc
+run_ddsmc() {  # ring [threads [backend]]
+  local n=$1 threads=${2:-1} backend=${3:-auto}
+  local out=$work/ddsmc-$n-$threads-$backend.json tool=ddsmc built=-
   [ "$threads" -eq 1 ] || tool=ddsmc-$threads
-  read -r rc secs rss < <(measure "$work/ddsmc-$n-$threads.log" "$bin" check "$model" --network "ring:$n" \
-                                  --property always-total --threads "$threads" --json "$out")
+  [ "$backend" = auto ] || tool=ddsmc-i
+  if [ "$backend" = auto ] && [ "$threads" -eq 1 ]; then
+    # Untimed: generates and compiles the step into the cache (or finds it there).
+    local cache=$work/step-cache
+    DDSMC_CACHE_DIR=$cache "$bin" check "$model" --network "ring:$n" --max-states 1 --json "$work/warm.json" \
+      >/dev/null 2>&1 || true
+    built=$(python3 -c 'import json, sys; print("%.2f" % json.load(open(sys.argv[1]))["stats"]["compile_seconds"])' \
+              "$work/warm.json" 2>/dev/null || echo -)
+  fi
+  read -r rc secs rss < <(DDSMC_CACHE_DIR=$work/step-cache measure "$work/ddsmc-$n-$threads-$backend.log" "$bin" check \
+                                  "$model" --network "ring:$n" --property always-total --threads "$threads" \
+                                  --backend "$backend" --json "$out")
   local counts
   counts=$(python3 -c '
 import json, sys
@@ -162,7 +179,7 @@ except Exception as e:
   read -r states trans note <<<"$counts"
   [ "$rc" -eq 0 ] || note="exit $rc"
   [ "$note" = complete ] && note=""
-  row "$tool" "$n" "$states" "$trans" edges "$secs" "$rss" - "$note"
+  row "$tool" "$n" "$states" "$trans" edges "$secs" "$rss" "$built" "$note"
   [ "$threads" -ne 1 ] || ddsmc_states=$states
 }
 
@@ -211,6 +228,7 @@ for n in "${rings[@]}"; do
   ddsmc_states=?
   run_ddsmc "$n"
   if [ "$ddsmc_threads" -ne 1 ]; then run_ddsmc "$n" "$ddsmc_threads"; fi
+  if [ $interpreted -eq 1 ]; then run_ddsmc "$n" 1 interpreted; fi
   if [ $have_spin -eq 1 ]; then run_spin "$n" "$ddsmc_states"; fi
   if [ $have_rumur -eq 1 ]; then run_rumur "$n"; fi
 done
