@@ -9,23 +9,18 @@ Expander::Expander(const System& system, OnBound on_bound, hashing::TreeStore& s
       base_(store.tree_size()), part_bytes_(store.parts()) {}
 
 uint32_t Expander::intern(const hashing::GlobalState& s) {
-  const hashing::GlobalState* canonical = &s;
-  if (system_.may_have_fresh()) {
-    canon_.canonicalize(s, form_);
-    canonical = &form_.state;
-  } else {
+  canonical_ = &s;
+  if (system_.may_have_fresh())
+    canonical_ = &canon_.canonical_state(s, form_);
+  else
     ++plain_;  // without fresh constants every state is its own canonical form
-  }
-  hashing::encode_segmented(*canonical, system_.layout(), enc_);
+  hashing::encode_segmented(*canonical_, system_.layout(), enc_);
   return store_.intern(enc_);
 }
 
 const hashing::SegmentedEncoding& Expander::canonical_encoding(const hashing::GlobalState& s) {
   const hashing::GlobalState* canonical = &s;
-  if (system_.may_have_fresh()) {
-    canon_.canonicalize(s, form_);
-    canonical = &form_.state;
-  }
+  if (system_.may_have_fresh()) canonical = &canon_.canonical_state(s, form_);
   hashing::encode_segmented(*canonical, system_.layout(), succ_enc_);
   return succ_enc_;
 }
@@ -83,8 +78,7 @@ void Expander::expand_partitioned(uint32_t root, const Partition& partition, Fun
       if (plain) {
         ++plain_;
       } else {
-        canon_.canonicalize(succ, form_);
-        c.state = &form_.state;
+        c.state = &canon_.canonical_state(succ, form_);
       }
       hashing::encode_segmented(*c.state, layout, succ_enc_);
       c.owner = partition.owner(succ_enc_);
@@ -121,7 +115,7 @@ void Expander::expand(uint32_t root, FunctionRef<void(const Candidate&)> out) {
       ++plain_;
     } else {
       succ_root = intern(succ);
-      if (!plain) state = &form_.state;
+      state = canonical_;
     }
     out(Candidate{label, succ_root, state, info.violation.has_value()});
   });

@@ -83,6 +83,7 @@ class Expander {
   std::vector<hashing::TreeStore::Part> parts_;
   hashing::GlobalState current_;
   hashing::CanonicalForm form_;
+  const hashing::GlobalState* canonical_ = nullptr;  // what intern() interned: its argument or form_.state
   uint64_t plain_ = 0, pruned_ = 0;
   // Reads the state of `root` into current_ (and enc_).
   void load(uint32_t root);

@@ -117,6 +117,18 @@ bool search(detail::CanonicalScratch& w, const StateLayout& layout, size_t depth
 }  // namespace
 
 void Canonicalizer::canonicalize(const GlobalState& s, CanonicalForm& out) {
+  if (!rename_canonically(s, out, true)) {
+    out.state = s;
+    encode(s, layout_, out.bytes);
+  }
+  out.fingerprint = fingerprint(out.bytes);
+}
+
+const GlobalState& Canonicalizer::canonical_state(const GlobalState& s, CanonicalForm& out) {
+  return rename_canonically(s, out, false) ? out.state : s;
+}
+
+bool Canonicalizer::rename_canonically(const GlobalState& s, CanonicalForm& out, bool want_bytes) {
   Scratch& w = *scratch_;
   const uint32_t nf = layout_.num_fixed;
   ++stats_.calls;
@@ -124,10 +136,7 @@ void Canonicalizer::canonicalize(const GlobalState& s, CanonicalForm& out) {
   if (w.fresh.empty()) {
     ++stats_.fast_path;
     out.renaming.clear();
-    out.state = s;
-    encode(s, layout_, out.bytes);
-    out.fingerprint = fingerprint(out.bytes);
-    return;
+    return false;
   }
   const uint32_t k = static_cast<uint32_t>(w.fresh.size());
   w.src = &compact(s, layout_, w.fresh, w.map, w.local);
@@ -160,10 +169,10 @@ void Canonicalizer::canonicalize(const GlobalState& s, CanonicalForm& out) {
     w.map.resize(k);
     for (uint32_t x = 0; x < k; ++x) w.map[x] = nf + w.rank[x];
     rename(*w.src, layout_, w.map, out.state);
-    encode(out.state, layout_, out.bytes);
+    if (want_bytes) encode(out.state, layout_, out.bytes);
   }
   fill_renaming(w.fresh, w.rank, nf, out.renaming);
-  out.fingerprint = fingerprint(out.bytes);
+  return true;
 }
 
 CanonicalForm canonicalize_brute_force(const GlobalState& s, const StateLayout& layout) {

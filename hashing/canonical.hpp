@@ -51,10 +51,19 @@ class Canonicalizer {
   Canonicalizer& operator=(const Canonicalizer&) = delete;
 
   void canonicalize(const GlobalState& s, CanonicalForm& out);
+  // The canonical state alone, for a caller that encodes it its own way
+  // (the explorer's segmented encoding): `s` itself when it has no fresh
+  // constants (nothing is copied; out.renaming is cleared), else out.state
+  // with out.renaming. out.bytes and out.fingerprint are not kept up to date.
+  const GlobalState& canonical_state(const GlobalState& s, CanonicalForm& out);
   const CanonicalStats& stats() const { return stats_; }
 
  private:
   struct Scratch;
+  // Renames s into out.state (and out.bytes when `want_bytes`, or when the
+  // search encoded it anyway); false, touching nothing but out.renaming,
+  // when s has no fresh constants.
+  bool rename_canonically(const GlobalState& s, CanonicalForm& out, bool want_bytes);
   const StateLayout& layout_;
   CanonicalStats stats_;
   Scratch* scratch_;

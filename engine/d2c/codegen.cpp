@@ -442,12 +442,27 @@ class Gen {
     o << "const int32_t kNodeOfConst[kNumFixed + 1] = {";  // + 1: never empty
     for (size_t c = 0; c < cm_.node_of_const.size(); ++c) o << cm_.node_of_const[c] << ", ";
     o << "-1};\n";
-    // kArc[me * N + node]: node is me or adjacent to me (an arc of me).
-    o << "const uint8_t kArc[kNumNodes * kNumNodes] = {";
-    for (size_t a = 0; a < N; ++a)
+    // Per node, ascending: itself and its neighbours, the nodes it has an
+    // arc to (a list, not an N x N table: the source grows with the arcs).
+    o << "// Per node: the nodes it has an arc to (itself included), ascending.\n";
+    for (size_t a = 0; a < N; ++a) {
+      o << "const uint32_t kArcs" << a << "[] = {";
       for (size_t b = 0; b < N; ++b)
-        o << ((a || b) ? "," : "") << (a == b || m_.network.adjacent(static_cast<model::NodeId>(a), static_cast<model::NodeId>(b)) ? 1 : 0);
+        if (a == b || m_.network.adjacent(static_cast<model::NodeId>(a), static_cast<model::NodeId>(b)))
+          o << b << ", ";
+      o << "};\n";
+    }
+    o << "struct NodeList { const uint32_t* ids; uint32_t size; };\n";
+    o << "const NodeList kArcsOf[kNumNodes] = {";
+    for (size_t a = 0; a < N; ++a)
+      o << (a ? ", " : "") << "{kArcs" << a << ", sizeof kArcs" << a << " / sizeof(uint32_t)}";
     o << "};\n";
+    o << "inline bool is_arc(uint32_t me, uint32_t node) {\n"
+         "  const NodeList& l = kArcsOf[me];\n"
+         "  for (uint32_t i = 0; i < l.size && l.ids[i] <= node; ++i)\n"
+         "    if (l.ids[i] == node) return true;\n"
+         "  return false;\n"
+         "}\n";
     // Built-in facts per node, as [pred, args...] runs (the normalized order).
     o << "// Per node: the built-in facts (my_name, neighbor) as [pred, args...] runs.\n";
     for (size_t n = 0; n < N; ++n) {
@@ -791,7 +806,7 @@ class Gen {
       << "  for (size_t i = 0; i < runs.size();) {\n    const W dest = runs[i];\n"
       << "    const size_t len = 2 + kArity[runs[i + 1]];\n"
       << "    const int32_t node = dest < kNumFixed ? kNodeOfConst[dest] : -1;\n"
-      << "    const bool arc = node >= 0 && kArc[s.me * kNumNodes + static_cast<uint32_t>(node)];\n"
+      << "    const bool arc = node >= 0 && is_arc(s.me, static_cast<uint32_t>(node));\n"
       << "    std::vector<W>& target = arc ? r.sent : r.dropped;\n"
       << "    target.push_back(arc ? static_cast<W>(node) : dest);\n"
       << "    for (size_t k = i + 1; k < i + len; ++k) target.push_back(runs[k]);\n    i += len;\n  }\n"

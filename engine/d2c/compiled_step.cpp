@@ -62,6 +62,15 @@ std::string default_cache_dir() {
   return "/tmp/ddsmc-cache-" + std::to_string(getuid());
 }
 
+// The first 64 KiB of a file (a compiler log).
+std::string read_small(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string text(64 * 1024, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<size_t>(in.gcount()));
+  return text;
+}
+
 // A temporary name no other process (on any host sharing the cache) uses.
 std::string temporary(const std::string& path) {
   char host[256] = {0};
@@ -219,6 +228,14 @@ CompiledStepLibrary::Loaded CompiledStepLibrary::load(const CompiledModel& cm, c
     lib->compile_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (rc != 0) {
       fs::remove(tmp, ec);
+      // Out of memory (a memory limit the compiler inherited, say) is not
+      // a fault of the generated code.
+      const std::string output = read_small(log);
+      for (const char* oom : {"memory exhausted", "out of memory", "Cannot allocate memory", "std::bad_alloc"})
+        if (output.find(oom) != std::string::npos) {
+          res.error = "the compiler ran out of memory on " + lib->source_path_ + " (its output is in " + log + ")";
+          return res;
+        }
       res.error = "ddsmc bug: the generated step function " + lib->source_path_ + " did not compile (" + compiler +
                   (rc < 0 ? " could not be started" : " exited with " + std::to_string(rc)) +
                   "; its output is in " + log + ")";
