@@ -112,6 +112,15 @@ Spawned spawn_program(const std::string& program, const std::vector<std::string>
   return s;
 }
 
+bool wait_for_text(const std::string& path, const std::string& text, double seconds) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  do {
+    if (read_text(path).find(text) != std::string::npos) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  } while (std::chrono::steady_clock::now() < deadline);
+  return false;
+}
+
 int wait_for(pid_t pid, double seconds) {
   auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   int status = 0;

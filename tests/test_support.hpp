@@ -44,6 +44,13 @@ Spawned spawn_program(const std::string& program, const std::vector<std::string>
 // its own process group, the whole group is killed).
 int wait_for(pid_t pid, double seconds);
 
+// Waits at most `seconds` until the file at `path` contains `text`.
+bool wait_for_text(const std::string& path, const std::string& text, double seconds);
+// What `check` prints on stderr once it has chosen its step evaluator
+// (--backend auto, the default), just before it explores: a timed signal
+// sent after it hits the exploration, not the compile of the model's step.
+inline constexpr const char* kBackendChosen = "ddsmc: backend ";
+
 // "exit code N", then stdout and stderr (each cut at 6000 bytes), for messages.
 std::string summary(const CliResult& r);
 

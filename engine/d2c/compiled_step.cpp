@@ -230,8 +230,14 @@ CompiledStepLibrary::Loaded CompiledStepLibrary::load(const CompiledModel& cm, c
       fs::remove(tmp, ec);
       // Out of memory (a memory limit the compiler inherited, say) is not
       // a fault of the generated code.
+      if (rc > 128) {  // killed: Ctrl-C reaches the compiler too, or the OOM killer
+        res.error = "the compiler was killed by signal " + std::to_string(rc - 128) + " while compiling " +
+                    lib->source_path_;
+        return res;
+      }
       const std::string output = read_small(log);
-      for (const char* oom : {"memory exhausted", "out of memory", "Cannot allocate memory", "std::bad_alloc"})
+      for (const char* oom : {"memory exhausted", "out of memory", "Cannot allocate memory", "std::bad_alloc",
+                              "failed to map segment"})
         if (output.find(oom) != std::string::npos) {
           res.error = "the compiler ran out of memory on " + lib->source_path_ + " (its output is in " + log + ")";
           return res;

@@ -763,6 +763,7 @@ void expect_stops_cleanly(int sig, double after_seconds, bool want_progress) {
   // flooding on ring:9 runs for tens of seconds.
   Spawned s = spawn_ddsmc({"check", example("flooding"), "--network", "ring:9", "--json", report});
   ASSERT_GT(s.pid, 0);
+  ASSERT_TRUE(wait_for_text(s.err_path, kBackendChosen, 60)) << read_text(s.err_path);
   std::this_thread::sleep_for(std::chrono::duration<double>(after_seconds));
   ASSERT_EQ(kill(s.pid, sig), 0);
   auto sent = std::chrono::steady_clock::now();

@@ -44,10 +44,14 @@ json load_json(const std::string& path) {
 }
 
 // Runs `args`, sends `sig` after `after` seconds (by then the binary is
-// inside the long step), and waits for it to exit.
+// inside the long step; for `check`, counted from its choice of step
+// evaluator, after which it explores) and waits for it to exit.
 CliResult interrupted_run(const std::vector<std::string>& args, int sig, double after = 1.0) {
   Spawned s = spawn_ddsmc(args);
   EXPECT_GT(s.pid, 0);
+  if (args[0] == "check") {
+    EXPECT_TRUE(ddsmc::test::wait_for_text(s.err_path, ddsmc::test::kBackendChosen, 60)) << read_text(s.err_path);
+  }
   std::this_thread::sleep_for(std::chrono::duration<double>(after));
   EXPECT_EQ(kill(s.pid, sig), 0);
   CliResult r;

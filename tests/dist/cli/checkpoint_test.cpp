@@ -101,6 +101,7 @@ TEST(DistCheckpointCli, SigtermToTheRanksLeavesACheckpointToResumeFrom) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   ASSERT_EQ(ranks.size(), 2u) << read_text(s.err_path);
+  ASSERT_TRUE(wait_for_text(s.err_path, kBackendChosen, 60)) << read_text(s.err_path);
   std::this_thread::sleep_for(std::chrono::milliseconds(2500));
   ASSERT_EQ(waitpid(s.pid, nullptr, WNOHANG), 0) << "mpiexec ended before SIGTERM: the run is too short";
   for (pid_t p : ranks) ASSERT_EQ(kill(p, SIGTERM), 0);

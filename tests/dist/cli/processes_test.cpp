@@ -114,6 +114,7 @@ void interrupt_check(bool signal_launcher) {
   const pid_t ranks[2] = {find_rank(reaper, 0, 10), find_rank(reaper, 1, 10)};
   ASSERT_GT(ranks[0], 0) << read_text(s.err_path).substr(0, 3000);
   ASSERT_GT(ranks[1], 0) << read_text(s.err_path).substr(0, 3000);
+  ASSERT_TRUE(wait_for_text(s.err_path, kBackendChosen, 60)) << read_text(s.err_path).substr(0, 3000);
   std::this_thread::sleep_for(std::chrono::milliseconds(2000));
   reaper.record();
   ASSERT_EQ(waitpid(s.pid, nullptr, WNOHANG), 0) << "mpiexec ended before the interrupt: the run is too short";
