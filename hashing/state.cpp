@@ -204,11 +204,6 @@ void encode_part(const GlobalState& s, const StateLayout& layout, uint32_t part,
   out.resize(static_cast<size_t>(put_part(out.data(), words, layout, node ? 0 : 1) - out.data()));
 }
 
-size_t encode_part_bound(const GlobalState& s, const StateLayout& layout, uint32_t part) {
-  const bool node = part < layout.num_nodes;
-  return 5 * ((node ? s.dbs[part] : s.channels[part - layout.num_nodes]).size() + 1);
-}
-
 char* encode_part(const GlobalState& s, const StateLayout& layout, uint32_t part, char* out) {
   const bool node = part < layout.num_nodes;
   return put_part(out, node ? s.dbs[part] : s.channels[part - layout.num_nodes], layout, node ? 0 : 1);

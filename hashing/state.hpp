@@ -60,7 +60,9 @@ void encode_patched(const SegmentedEncoding& base, const GlobalState& s, const S
 void encode_part(const GlobalState& s, const StateLayout& layout, uint32_t part, std::string& out);
 // The same bytes written at `out`, which has room for encode_part_bound();
 // returns the end. For the hot path: no string, nothing zero-filled.
-size_t encode_part_bound(const GlobalState& s, const StateLayout& layout, uint32_t part);
+inline size_t encode_part_bound(const GlobalState& s, const StateLayout& layout, uint32_t part) {
+  return 5 * ((part < layout.num_nodes ? s.dbs[part] : s.channels[part - layout.num_nodes]).size() + 1);
+}
 char* encode_part(const GlobalState& s, const StateLayout& layout, uint32_t part, char* out);
 
 // Decodes bytes produced by encode(); returns false on malformed input

@@ -181,7 +181,15 @@ TreeStore::TreeStore(uint32_t parts, std::span<const uint32_t> position, size_t 
 uint32_t TreeStore::intern_leaf(std::string_view bytes) {
   return leaf_table_
       .find_or_put(
-          bytes_hash(bytes), [&](uint32_t id) { return leaf(id) == bytes; },
+          bytes_hash(bytes),
+          [&](uint32_t id) {
+            // leaf(id) == bytes, without the call: a leaf below 128 bytes
+            // (the common case) has a one-byte length.
+            const char* p = arena_.at(leaf_offsets_[id]);
+            const auto n = static_cast<unsigned char>(*p);
+            if (n < 0x80) return n == bytes.size() && std::memcmp(p + 1, bytes.data(), n) == 0;
+            return read_record(p) == bytes;
+          },
           [&] {
             const uint32_t id = next_leaf_.fetch_add(1, std::memory_order_relaxed);
             if (id >= tree_detail::IdTable::kMaxIds) throw std::length_error("tree store: too many leaves");
