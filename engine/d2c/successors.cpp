@@ -144,8 +144,11 @@ void SuccessorGenerator::expand(const hashing::GlobalState& s, uint32_t a, const
   StepInput in{arc.dst, &s.dbs[arc.dst], arc.src, payload, &input};
   auto on_result = [&](const StepResult& r) {
     // Edit the copy in place: the node's DB, the served channel and the
-    // channels sent on; restore them after the sink has seen it.
-    succ_.dbs[arc.dst] = r.db;
+    // channels sent on; restore them after the sink has seen it. A stable
+    // step (its DB unchanged) leaves the DB alone and out of the changed
+    // parts, which spares the store encoding and looking it up again.
+    const bool stable = r.db == s.dbs[arc.dst];
+    if (!stable) succ_.dbs[arc.dst] = r.db;
     channel_remove(succ_.channels[a], payload, layout);
     StepDetail detail;
     detail.arc = a;
@@ -158,11 +161,12 @@ void SuccessorGenerator::expand(const hashing::GlobalState& s, uint32_t a, const
     if (!detail.violation)
       for (uint32_t t : touched_)
         if ((detail.violation = check_channel_bound(succ_.channels[t], t, cm_))) break;
-    parts_.assign(1, arc.dst);
+    parts_.clear();
+    if (!stable) parts_.push_back(arc.dst);
     for (uint32_t t : touched_) parts_.push_back(layout.num_nodes + t);
     detail.changed_parts = &parts_;
-    sink(EdgeLabel{a, r.db == s.dbs[arc.dst]}, succ_, detail);
-    succ_.dbs[arc.dst] = s.dbs[arc.dst];
+    sink(EdgeLabel{a, stable}, succ_, detail);
+    if (!stable) succ_.dbs[arc.dst] = s.dbs[arc.dst];
     for (uint32_t t : touched_) succ_.channels[t] = s.channels[t];
   };
   if (compiled_)
