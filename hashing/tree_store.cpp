@@ -242,6 +242,20 @@ uint32_t TreeStore::intern(std::string_view bytes, const uint32_t* begin, uint32
 }
 
 uint32_t TreeStore::intern_patched(const uint32_t* base, std::span<const Part> changed, uint32_t* tree) {
+  // One changed part (most steps: the served channel alone): its path to
+  // the root, bottom-up, which is increasing position order as below.
+  if (changed.size() == 1 && !tree) {
+    if (changed[0].part >= parts_) throw std::out_of_range("TreeStore::intern_patched: no such part");
+    uint32_t j = position_[changed[0].part], id = intern_leaf(changed[0].bytes);
+    if (id == base[j]) return base[root_position()];
+    while (j != root_position()) {
+      const uint32_t up = parent_[j];
+      const auto [l, r] = kids_[up - parts_];
+      id = l == j ? intern_node(id, base[r]) : intern_node(base[l], id);
+      j = up;
+    }
+    return id;
+  }
   // The positions on the paths from the leaves whose id changed to the
   // root are marked (mark[j] == stamp: a fresh stamp per call instead of
   // clearing, id[j] their new id), then recomputed by a post-order walk of
