@@ -6,7 +6,11 @@ namespace ddsmc::engine {
 
 Expander::Expander(const System& system, OnBound on_bound, hashing::TreeStore& store)
     : system_(system), on_bound_(on_bound), store_(store), gen_(system.generator()), canon_(system.layout()),
-      base_(store.tree_size()), part_bytes_(store.parts()) {}
+      base_(store.tree_size(), hashing::TreeStore::kUnknown),
+      decoded_(store.parts(), hashing::TreeStore::kUnknown) {
+  current_.dbs.resize(system.layout().num_nodes);
+  current_.channels.resize(system.layout().num_arcs);
+}
 
 uint32_t Expander::intern(const hashing::GlobalState& s) {
   canonical_ = &s;
@@ -25,10 +29,36 @@ const hashing::SegmentedEncoding& Expander::canonical_encoding(const hashing::Gl
   return succ_enc_;
 }
 
+void Expander::encode_changed(const hashing::GlobalState& succ, const std::vector<uint32_t>& changed) {
+  // Room for all of them first: parts_ points into the buffer.
+  const auto& layout = system_.layout();
+  size_t room = 0;
+  for (uint32_t p : changed) room += hashing::encode_part_bound(succ, layout, p);
+  if (part_bytes_.size() < room) part_bytes_.resize(2 * room);
+  char* w = part_bytes_.data();
+  parts_.clear();
+  for (uint32_t p : changed) {
+    if (!parts_.empty() && parts_.back().part == p) continue;
+    char* end = hashing::encode_part(succ, layout, p, w);
+    parts_.push_back({p, std::string_view(w, static_cast<size_t>(end - w))});
+    w = end;
+  }
+}
+
 void Expander::load(uint32_t root) {
-  store_.tree_of(root, base_.data());
-  store_.materialize_tree(base_.data(), enc_.bytes);
-  if (!hashing::decode(enc_.bytes, system_.layout(), current_)) throw std::logic_error("stored state does not decode");
+  // States expanded one after the other are mostly BFS siblings or
+  // cousins: they share most leaves, and only the parts whose leaf differs
+  // from the one current_ holds are read and decoded again.
+  const auto& layout = system_.layout();
+  store_.update_tree(root, base_.data());
+  for (uint32_t p = 0; p < store_.parts(); ++p) {
+    const uint32_t id = base_[store_.position(p)];
+    if (decoded_[p] == id) continue;
+    decoded_[p] = hashing::TreeStore::kUnknown;
+    auto& words = p < layout.num_nodes ? current_.dbs[p] : current_.channels[p - layout.num_nodes];
+    if (!hashing::decode_part(store_.leaf(id), layout, p, words)) throw std::logic_error("stored state does not decode");
+    decoded_[p] = id;
+  }
 }
 
 uint32_t Partition::owner(const hashing::SegmentedEncoding& e) const {
@@ -61,14 +91,9 @@ void Expander::expand_partitioned(uint32_t root, const Partition& partition, Fun
     if (plain) c.base = &base_enc_;
     if (plain && info.changed_parts) {
       ++plain_;
-      parts_.clear();
+      encode_changed(succ, *info.changed_parts);
       uint64_t key = base_key;
-      for (uint32_t p : *info.changed_parts) {
-        if (!parts_.empty() && parts_.back().part == p) continue;
-        hashing::encode_part(succ, layout, p, part_bytes_[p]);
-        parts_.push_back({p, part_bytes_[p]});
-        key += hashing::part_key(part_bytes_[p], p) - base_keys_[p];
-      }
+      for (const auto& part : parts_) key += hashing::part_key(part.bytes, part.part) - base_keys_[part.part];
       c.owner = hashing::owner_of_key(key, partition.ranks);
       if (c.owner == partition.me)
         c.root = store_.intern_patched(base_.data(), parts_);
@@ -92,7 +117,6 @@ void Expander::expand_partitioned(uint32_t root, const Partition& partition, Fun
 }
 
 void Expander::expand(uint32_t root, FunctionRef<void(const Candidate&)> out) {
-  const auto& layout = system_.layout();
   load(root);
   const bool plain = !system_.may_have_fresh();
   gen_->successors(current_, [&](const EdgeLabel& label, const hashing::GlobalState& succ, const StepInfo& info) {
@@ -105,12 +129,7 @@ void Expander::expand(uint32_t root, FunctionRef<void(const Candidate&)> out) {
     if (plain && info.changed_parts) {
       // Only the parts the step changed are encoded and interned; the rest
       // of the tree is the expanded state's.
-      parts_.clear();
-      for (uint32_t p : *info.changed_parts) {
-        if (!parts_.empty() && parts_.back().part == p) continue;
-        hashing::encode_part(succ, layout, p, part_bytes_[p]);
-        parts_.push_back({p, part_bytes_[p]});
-      }
+      encode_changed(succ, *info.changed_parts);
       succ_root = store_.intern_patched(base_.data(), parts_);
       ++plain_;
     } else {

@@ -79,13 +79,17 @@ class Expander {
   hashing::SegmentedEncoding base_enc_;  // expand_partitioned(): the expanded state's
   std::vector<uint64_t> base_keys_;      // its part keys
   std::vector<uint32_t> base_;      // the expanded state's tree
-  std::vector<std::string> part_bytes_;
+  std::vector<uint32_t> decoded_;   // per part: the leaf current_ holds decoded, or kUnknown
+  std::vector<char> part_bytes_;     // the changed parts' encodings, one after the other
   std::vector<hashing::TreeStore::Part> parts_;
   hashing::GlobalState current_;
   hashing::CanonicalForm form_;
   const hashing::GlobalState* canonical_ = nullptr;  // what intern() interned: its argument or form_.state
   uint64_t plain_ = 0, pruned_ = 0;
-  // Reads the state of `root` into current_ (and enc_).
+  // Encodes the parts of succ listed in `changed` (ascending, repeats
+  // allowed) into part_bytes_, listed in parts_.
+  void encode_changed(const hashing::GlobalState& succ, const std::vector<uint32_t>& changed);
+  // Reads the state of `root` into base_ and current_.
   void load(uint32_t root);
 };
 

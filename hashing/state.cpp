@@ -204,6 +204,11 @@ void encode_part(const GlobalState& s, const StateLayout& layout, uint32_t part,
   out.resize(static_cast<size_t>(put_part(out.data(), words, layout, node ? 0 : 1) - out.data()));
 }
 
+char* encode_part(const GlobalState& s, const StateLayout& layout, uint32_t part, char* out) {
+  const bool node = part < layout.num_nodes;
+  return put_part(out, node ? s.dbs[part] : s.channels[part - layout.num_nodes], layout, node ? 0 : 1);
+}
+
 std::string encode(const GlobalState& s, const StateLayout& layout) {
   std::string out;
   encode(s, layout, out);
@@ -251,6 +256,12 @@ bool decode(std::string_view bytes, const StateLayout& layout, GlobalState& out)
   for (auto& ch : out.channels)
     if (!decode_runs(p, end, layout, 1, ch)) return false;
   return p == end;
+}
+
+bool decode_part(std::string_view bytes, const StateLayout& layout, uint32_t part, std::vector<Word>& words) {
+  auto p = reinterpret_cast<const unsigned char*>(bytes.data());
+  const auto end = p + bytes.size();
+  return decode_runs(p, end, layout, part < layout.num_nodes ? 0 : 1, words) && p == end;
 }
 
 // ---- normalisation, fresh constants, renaming -----------------------------------

@@ -58,12 +58,22 @@ void encode_patched(const SegmentedEncoding& base, const GlobalState& s, const S
 // out = the bytes of one part of encode(s) (s.begin[part] .. s.begin[part + 1]
 // of its segmented encoding).
 void encode_part(const GlobalState& s, const StateLayout& layout, uint32_t part, std::string& out);
+// The same bytes written at `out`, which has room for encode_part_bound();
+// returns the end. For the hot path: no string, nothing zero-filled.
+inline size_t encode_part_bound(const GlobalState& s, const StateLayout& layout, uint32_t part) {
+  return 5 * ((part < layout.num_nodes ? s.dbs[part] : s.channels[part - layout.num_nodes]).size() + 1);
+}
+char* encode_part(const GlobalState& s, const StateLayout& layout, uint32_t part, char* out);
 
 // Decodes bytes produced by encode(); returns false on malformed input
 // (truncated, trailing bytes, overlong varints, predicate ids out of range,
 // unsorted or duplicate facts, zero counts). Accepted bytes are exactly
 // encode(out).
 bool decode(std::string_view bytes, const StateLayout& layout, GlobalState& out);
+// Decodes the bytes of one part (as encode_part() writes them) into `words`
+// (s.dbs[part] or s.channels[part - num_nodes]); false on malformed input,
+// as decode().
+bool decode_part(std::string_view bytes, const StateLayout& layout, uint32_t part, std::vector<Word>& words);
 
 // Sorts and deduplicates a DB / sorts and merges a channel given in any order
 // (helpers for whoever builds states and for renaming).

@@ -181,7 +181,15 @@ TreeStore::TreeStore(uint32_t parts, std::span<const uint32_t> position, size_t 
 uint32_t TreeStore::intern_leaf(std::string_view bytes) {
   return leaf_table_
       .find_or_put(
-          bytes_hash(bytes), [&](uint32_t id) { return leaf(id) == bytes; },
+          bytes_hash(bytes),
+          [&](uint32_t id) {
+            // leaf(id) == bytes, without the call: a leaf below 128 bytes
+            // (the common case) has a one-byte length.
+            const char* p = arena_.at(leaf_offsets_[id]);
+            const auto n = static_cast<unsigned char>(*p);
+            if (n < 0x80) return n == bytes.size() && std::memcmp(p + 1, bytes.data(), n) == 0;
+            return read_record(p) == bytes;
+          },
           [&] {
             const uint32_t id = next_leaf_.fetch_add(1, std::memory_order_relaxed);
             if (id >= tree_detail::IdTable::kMaxIds) throw std::length_error("tree store: too many leaves");
@@ -234,32 +242,63 @@ uint32_t TreeStore::intern(std::string_view bytes, const uint32_t* begin, uint32
 }
 
 uint32_t TreeStore::intern_patched(const uint32_t* base, std::span<const Part> changed, uint32_t* tree) {
-  uint32_t* t = tree ? tree : scratch_tree(tree_size());
-  if (t != base) std::copy(base, base + tree_size(), t);
-  // The internal positions above the leaves whose id changed, recomputed
-  // children first (positions are in post-order). A part listed twice, or
-  // changed back, may leave a node's children as they were: looking it up
-  // again finds its old id.
-  thread_local std::vector<uint32_t> dirty;
-  dirty.clear();
+  // One changed part (most steps: the served channel alone): its path to
+  // the root, bottom-up, which is increasing position order as below.
+  if (changed.size() == 1 && !tree) {
+    if (changed[0].part >= parts_) throw std::out_of_range("TreeStore::intern_patched: no such part");
+    uint32_t j = position_[changed[0].part], id = intern_leaf(changed[0].bytes);
+    if (id == base[j]) return base[root_position()];
+    while (j != root_position()) {
+      const uint32_t up = parent_[j];
+      const auto [l, r] = kids_[up - parts_];
+      id = l == j ? intern_node(id, base[r]) : intern_node(base[l], id);
+      j = up;
+    }
+    return id;
+  }
+  // The positions on the paths from the leaves whose id changed to the
+  // root are marked (mark[j] == stamp: a fresh stamp per call instead of
+  // clearing, id[j] their new id), then recomputed by a post-order walk of
+  // the marked positions: children first, and in increasing position
+  // order, as interning them sorted would. A part listed twice, or changed
+  // back, may leave a node's children as they were: looking it up again
+  // finds its old id.
+  thread_local std::vector<uint32_t> mark, id;
+  thread_local uint32_t stamp = 0;
+  if (mark.size() < tree_size() || ++stamp == 0) {
+    mark.assign(std::max<size_t>(mark.size(), tree_size()), 0);
+    id.resize(mark.size());
+    stamp = 1;
+  }
+  const uint32_t now = stamp, root = root_position();
   for (const Part& c : changed) {
     if (c.part >= parts_) throw std::out_of_range("TreeStore::intern_patched: no such part");
-    const uint32_t id = intern_leaf(c.bytes), pos = position_[c.part];
-    if (id == t[pos]) continue;
-    t[pos] = id;
-    for (uint32_t j = pos; j != root_position();) {
+    const uint32_t leaf = intern_leaf(c.bytes), pos = position_[c.part];
+    if (mark[pos] == now) {
+      id[pos] = leaf;  // listed before: the last bytes win
+      continue;
+    }
+    if (leaf == base[pos]) continue;
+    id[pos] = leaf;
+    mark[pos] = now;
+    for (uint32_t j = pos; j != root;) {
       j = parent_[j];
-      dirty.push_back(j);
+      if (mark[j] == now) break;  // and every position above it
+      mark[j] = now;
     }
   }
-  std::sort(dirty.begin(), dirty.end());
-  for (size_t i = 0; i < dirty.size(); ++i) {
-    const uint32_t j = dirty[i];
-    if (i > 0 && dirty[i - 1] == j) continue;
-    const auto [l, r] = kids_[j - parts_];
-    t[j] = intern_node(t[l], t[r]);
-  }
-  return t[root_position()];
+  if (tree && tree != base) std::copy(base, base + tree_size(), tree);
+  auto at = [&](auto& self, uint32_t j) -> uint32_t {
+    if (mark[j] != now) return base[j];
+    if (j >= parts_) {
+      const auto [l, r] = kids_[j - parts_];
+      const uint32_t a = self(self, l);
+      id[j] = intern_node(a, self(self, r));
+    }
+    if (tree) tree[j] = id[j];
+    return id[j];
+  };
+  return at(at, root);
 }
 
 uint32_t TreeStore::intern_patched(const uint32_t* base, const SegmentedEncoding& s, const uint32_t* changed,
@@ -341,6 +380,21 @@ void TreeStore::tree_of(uint32_t root, uint32_t* tree) const {
     tree[l] = a;
     tree[r] = b;
   }
+}
+
+void TreeStore::update_tree(uint32_t root, uint32_t* tree) const {
+  // Ids at one position are injective in the subtree below it: an equal
+  // id means an equal subtree, which is left as it is.
+  auto update = [&](auto& self, uint32_t j, uint32_t id) -> void {
+    if (tree[j] == id) return;
+    tree[j] = id;
+    if (j < parts_) return;
+    const auto [l, r] = kids_[j - parts_];
+    const auto [a, b] = node(id);
+    self(self, l, a);
+    self(self, r, b);
+  };
+  update(update, root_position(), root);
 }
 
 void TreeStore::materialize(uint32_t root, std::string& out) const {

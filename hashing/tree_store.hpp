@@ -379,6 +379,11 @@ class TreeStore {
 
   // Reading back (thread-safe, also while others intern).
   void tree_of(uint32_t root, uint32_t* tree) const;
+  // The same into a tree that holds another tree of this store (or
+  // kUnknown everywhere): only the subtrees whose id changed are read, so
+  // a state that shares most parts with the one before costs a few pair
+  // reads instead of parts() - 1.
+  void update_tree(uint32_t root, uint32_t* tree) const;
   void materialize(uint32_t root, std::string& out) const;  // == encode() of the state
   void materialize(uint32_t root, SegmentedEncoding& out) const;
   // The same from a tree (tree_of's result): no pair reads.

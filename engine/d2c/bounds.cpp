@@ -9,13 +9,17 @@ std::optional<BoundViolation> check_db_bound(const std::vector<Word>& db, uint32
   const auto& b = cm.model->bounds;
   if (!b.state) return std::nullopt;
   // The DB holds no my_name/neighbor facts: they are implied, and excluded by the SPEC.
+  // Without more constant occurrences than the bound it cannot be exceeded:
+  // counted first, without copying them (the common case, once per step).
+  size_t occurrences = 0;
+  for (size_t i = 0; i < db.size(); i += 1 + cm.layout.arity[db[i]]) occurrences += cm.layout.arity[db[i]];
+  if (occurrences <= *b.state) return std::nullopt;
   consts.clear();
   for (size_t i = 0; i < db.size();) {
     uint32_t arity = cm.layout.arity[db[i]];
     consts.insert(consts.end(), db.begin() + i + 1, db.begin() + i + 1 + arity);
     i += 1 + arity;
   }
-  if (consts.size() <= *b.state) return std::nullopt;  // cannot exceed: no need to count
   std::sort(consts.begin(), consts.end());
   auto distinct = static_cast<uint32_t>(std::unique(consts.begin(), consts.end()) - consts.begin());
   if (distinct > *b.state) return BoundViolation{BoundViolation::Kind::State, node, distinct, *b.state};

@@ -23,6 +23,15 @@ size_t channel_find(const std::vector<Word>& ch, const Word* fact, const hashing
   return i;
 }
 
+// Adds v to an ascending list of distinct values unless it is there: a
+// step touches a few arcs, where this beats sorting (and a call to sort).
+inline void insert_sorted(std::vector<uint32_t>& list, uint32_t v) {
+  size_t i = list.size();
+  while (i > 0 && list[i - 1] > v) --i;
+  if (i > 0 && list[i - 1] == v) return;
+  list.insert(list.begin() + static_cast<std::ptrdiff_t>(i), v);
+}
+
 }  // namespace
 
 void channel_add(std::vector<Word>& ch, const Word* fact, const hashing::StateLayout& layout) {
@@ -65,12 +74,16 @@ void send_messages(hashing::GlobalState& s, model::NodeId from, const std::vecto
     } else {
       channel_add(ch, fact, layout);
     }
-    touched.push_back(out_arc);
+    if (bulk)
+      touched.push_back(out_arc);
+    else
+      insert_sorted(touched, out_arc);
   }
-  std::sort(touched.begin(), touched.end());
-  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
-  if (bulk)
+  if (bulk) {
+    std::sort(touched.begin(), touched.end());
+    touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
     for (uint32_t t : touched) hashing::normalize_channel(s.channels[t], layout);
+  }
 }
 
 SuccessorGenerator::SuccessorGenerator(const CompiledModel& cm) : cm_(cm), eval_(cm), inputs_(cm) {}
@@ -91,7 +104,7 @@ void SuccessorGenerator::successors(const hashing::GlobalState& s, Sink sink) {
   const auto& layout = cm_.layout;
   state_fresh(s, fresh_);
   bool any_message = false;
-  std::vector<Word> payload;
+  std::vector<Word>& payload = payload_;
   succ_ = s;
   for (uint32_t a = 0; a < layout.num_arcs; ++a) {
     const auto& ch = s.channels[a];
@@ -131,26 +144,30 @@ void SuccessorGenerator::expand(const hashing::GlobalState& s, uint32_t a, const
   StepInput in{arc.dst, &s.dbs[arc.dst], arc.src, payload, &input};
   auto on_result = [&](const StepResult& r) {
     // Edit the copy in place: the node's DB, the served channel and the
-    // channels sent on; restore them after the sink has seen it.
-    succ_.dbs[arc.dst] = r.db;
+    // channels sent on; restore them after the sink has seen it. A stable
+    // step (its DB unchanged) leaves the DB alone and out of the changed
+    // parts, which spares the store encoding and looking it up again.
+    const bool stable = r.db == s.dbs[arc.dst];
+    if (!stable) succ_.dbs[arc.dst] = r.db;
     channel_remove(succ_.channels[a], payload, layout);
     StepDetail detail;
     detail.arc = a;
     detail.payload = payload;
     detail.input = &input;
     detail.result = &r;
-    detail.violation = check_db_bound(r.db, arc.dst, cm_, scratch_);
+    // The source is within bounds, so an unchanged DB is too.
+    if (!stable) detail.violation = check_db_bound(r.db, arc.dst, cm_, scratch_);
     send_messages(succ_, arc.dst, r.sent, cm_, touched_);
-    touched_.insert(std::lower_bound(touched_.begin(), touched_.end(), a), a);
-    touched_.erase(std::unique(touched_.begin(), touched_.end()), touched_.end());
+    insert_sorted(touched_, a);
     if (!detail.violation)
       for (uint32_t t : touched_)
         if ((detail.violation = check_channel_bound(succ_.channels[t], t, cm_))) break;
-    parts_.assign(1, arc.dst);
+    parts_.clear();
+    if (!stable) parts_.push_back(arc.dst);
     for (uint32_t t : touched_) parts_.push_back(layout.num_nodes + t);
     detail.changed_parts = &parts_;
-    sink(EdgeLabel{a, r.db == s.dbs[arc.dst]}, succ_, detail);
-    succ_.dbs[arc.dst] = s.dbs[arc.dst];
+    sink(EdgeLabel{a, stable}, succ_, detail);
+    if (!stable) succ_.dbs[arc.dst] = s.dbs[arc.dst];
     for (uint32_t t : touched_) succ_.channels[t] = s.channels[t];
   };
   if (compiled_)

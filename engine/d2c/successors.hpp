@@ -68,6 +68,7 @@ class SuccessorGenerator {
   std::vector<uint32_t> touched_;
   std::vector<uint32_t> parts_;
   std::vector<Word> scratch_;
+  std::vector<Word> payload_;  // successors(): the payload being served (its buffer reused)
   std::vector<Word> fresh_;  // the fresh constants of the state being expanded
   Cancellation* cancel_ = &Cancellation::none();
 };
