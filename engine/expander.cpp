@@ -72,6 +72,7 @@ void Expander::expand_partitioned(uint32_t root, const Partition& partition, Fun
   const auto& layout = system_.layout();
   load(root);
   const bool plain = !system_.may_have_fresh();
+  previous_.valid = false;
   // The expanded state's parts and their keys, which a plain step changes
   // a few of.
   const uint32_t parts = store_.parts();
@@ -99,6 +100,16 @@ void Expander::expand_partitioned(uint32_t root, const Partition& partition, Fun
         c.root = store_.intern_patched(base_.data(), parts_);
       else
         c.changed = parts_;
+    } else if (!plain && repeats_previous(label, succ, info)) {
+      // The same successor as the one before: its owner, and its root or
+      // its encoding (succ_enc_ still holds it).
+      ++repeated_;
+      if (previous_.state) c.state = previous_.state;
+      c.owner = previous_.owner;
+      if (c.owner == partition.me)
+        c.root = previous_.root;
+      else
+        c.encoding = &succ_enc_;
     } else {
       if (plain) {
         ++plain_;
@@ -111,6 +122,10 @@ void Expander::expand_partitioned(uint32_t root, const Partition& partition, Fun
         c.root = store_.intern(succ_enc_);
       else
         c.encoding = &succ_enc_;
+      if (!plain) {
+        remember(label, succ, info, c.root, c.state == &succ ? nullptr : c.state);
+        previous_.owner = c.owner;
+      }
     }
     out(c);
   });
@@ -119,6 +134,7 @@ void Expander::expand_partitioned(uint32_t root, const Partition& partition, Fun
 void Expander::expand(uint32_t root, FunctionRef<void(const Candidate&)> out) {
   load(root);
   const bool plain = !system_.may_have_fresh();
+  previous_.valid = false;
   gen_->successors(current_, [&](const EdgeLabel& label, const hashing::GlobalState& succ, const StepInfo& info) {
     if (info.violation && on_bound_ == OnBound::Prune) {
       ++pruned_;
@@ -132,18 +148,65 @@ void Expander::expand(uint32_t root, FunctionRef<void(const Candidate&)> out) {
       encode_changed(succ, *info.changed_parts);
       succ_root = store_.intern_patched(base_.data(), parts_);
       ++plain_;
-    } else {
+    } else if (plain) {
       succ_root = intern(succ);
-      state = canonical_;
+    } else if (repeats_previous(label, succ, info)) {
+      succ_root = previous_.root;
+      if (previous_.state) state = previous_.state;
+      ++repeated_;
+    } else {
+      state = &canon_.canonical_state(succ, form_);
+      succ_root = intern_against_source(*state);
+      remember(label, succ, info, succ_root, state == &succ ? nullptr : state);
     }
     out(Candidate{label, succ_root, state, info.violation.has_value()});
   });
 }
 
+uint32_t Expander::intern_against_source(const hashing::GlobalState& c) {
+  const auto& layout = system_.layout();
+  differing_.clear();
+  for (uint32_t p = 0; p < layout.num_nodes; ++p)
+    if (c.dbs[p] != current_.dbs[p]) differing_.push_back(p);
+  for (uint32_t a = 0; a < layout.num_arcs; ++a)
+    if (c.channels[a] != current_.channels[a]) differing_.push_back(layout.num_nodes + a);
+  encode_changed(c, differing_);
+  return store_.intern_patched(base_.data(), parts_);
+}
+
+bool Expander::repeats_previous(const EdgeLabel& label, const hashing::GlobalState& succ, const StepInfo& info) const {
+  if (!previous_.valid || !info.changed_parts || !(label == previous_.label) || *info.changed_parts != previous_.parts)
+    return false;
+  const uint32_t nodes = system_.layout().num_nodes;
+  for (size_t i = 0; i < previous_.parts.size(); ++i) {
+    const uint32_t p = previous_.parts[i];
+    if ((p < nodes ? succ.dbs[p] : succ.channels[p - nodes]) != previous_.words[i]) return false;
+  }
+  return true;
+}
+
+void Expander::remember(const EdgeLabel& label, const hashing::GlobalState& succ, const StepInfo& info, uint32_t root,
+                        const hashing::GlobalState* state) {
+  previous_.valid = info.changed_parts != nullptr;
+  if (!previous_.valid) return;
+  previous_.label = label;
+  previous_.root = root;
+  previous_.state = state;
+  previous_.parts = *info.changed_parts;
+  const uint32_t nodes = system_.layout().num_nodes;
+  if (previous_.words.size() < previous_.parts.size()) previous_.words.resize(previous_.parts.size());
+  for (size_t i = 0; i < previous_.parts.size(); ++i) {
+    const uint32_t p = previous_.parts[i];
+    previous_.words[i] = p < nodes ? succ.dbs[p] : succ.channels[p - nodes];
+  }
+}
+
 hashing::CanonicalStats Expander::stats() const {
   hashing::CanonicalStats st = canon_.stats();
-  st.calls += plain_;
-  st.fast_path += plain_;
+  // Successors without a canonical form to compute: plain ones, and the
+  // repeats of the previous successor.
+  st.calls += plain_ + repeated_;
+  st.fast_path += plain_ + repeated_;
   return st;
 }
 

@@ -5,7 +5,11 @@
 // each remaining successor's canonical encoding, giving its root id with
 // its label. Without fresh constants a successor is interned from the
 // expanded state's tree, only the parts the step changed being encoded and
-// looked up. Re-entrant: one per worker, all scratch inside; the store is
+// looked up. With them, a successor's canonical form is interned the same
+// way, from the parts in which it differs from the expanded state (which
+// is canonical); and a successor equal to the one before it (an input
+// class the step did not tell apart) reuses its canonical form instead of
+// computing it again. Re-entrant: one per worker, all scratch inside; the store is
 // shared (its interns are thread-safe and may throw TreeStoreFull).
 #pragma once
 
@@ -85,12 +89,33 @@ class Expander {
   hashing::GlobalState current_;
   hashing::CanonicalForm form_;
   const hashing::GlobalState* canonical_ = nullptr;  // what intern() interned: its argument or form_.state
-  uint64_t plain_ = 0, pruned_ = 0;
+  uint64_t plain_ = 0, pruned_ = 0, repeated_ = 0;
   // Encodes the parts of succ listed in `changed` (ascending, repeats
   // allowed) into part_bytes_, listed in parts_.
   void encode_changed(const hashing::GlobalState& succ, const std::vector<uint32_t>& changed);
   // Reads the state of `root` into base_ and current_.
   void load(uint32_t root);
+  // Interns the canonical form c of a successor of current_ (the state
+  // loaded): the parts in which c equals current_ are taken from its tree
+  // (base_), only the others are encoded and looked up.
+  uint32_t intern_against_source(const hashing::GlobalState& c);
+  // With fresh constants (where a successor costs a canonical form), a
+  // successor equal to the previous one of the same source (the same label
+  // and the same words in the same changed parts: a step whose input
+  // class made no difference) takes its root and state again.
+  struct Previous {
+    bool valid = false;
+    EdgeLabel label;
+    uint32_t root = 0;                            // if this rank owns it
+    uint32_t owner = 0;                           // expand_partitioned()
+    const hashing::GlobalState* state = nullptr;  // null: the successor itself
+    std::vector<uint32_t> parts;
+    std::vector<std::vector<hashing::Word>> words;  // per changed part
+  } previous_;
+  bool repeats_previous(const EdgeLabel& label, const hashing::GlobalState& succ, const StepInfo& info) const;
+  void remember(const EdgeLabel& label, const hashing::GlobalState& succ, const StepInfo& info, uint32_t root,
+                const hashing::GlobalState* state);
+  std::vector<uint32_t> differing_;  // intern_against_source()'s parts
 };
 
 }  // namespace ddsmc::engine

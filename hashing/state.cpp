@@ -158,18 +158,24 @@ std::vector<std::vector<Word>> sorted_runs(const std::vector<Word>& words, size_
 }
 
 void encode_segmented(const GlobalState& s, const StateLayout& layout, SegmentedEncoding& out) {
-  encode(s, layout, out.bytes);
-  // Part boundaries: re-walk the varints (cheap, once per expanded state).
-  out.begin.resize(layout.num_nodes + layout.num_arcs + 1);
-  size_t pos = 0;
-  std::vector<char> tmp;
-  for (uint32_t part = 0; part < layout.num_nodes + layout.num_arcs; ++part) {
-    out.begin[part] = static_cast<uint32_t>(pos);
-    const auto& words = part < layout.num_nodes ? s.dbs[part] : s.channels[part - layout.num_nodes];
-    tmp.resize(5 * (words.size() + 1));
-    pos += static_cast<size_t>(put_part(tmp.data(), words, layout, part < layout.num_nodes ? 0 : 1) - tmp.data());
+  // One pass: each part written in place, its offset noted (the bytes are
+  // encode()'s).
+  assert(s.dbs.size() == layout.num_nodes && s.channels.size() == layout.num_arcs);
+  const uint32_t parts = layout.num_nodes + layout.num_arcs;
+  size_t words = parts;
+  for (const auto& db : s.dbs) words += db.size();
+  for (const auto& ch : s.channels) words += ch.size();
+  out.bytes.resize(words * 5);  // upper bound: 5 bytes per varint
+  out.begin.resize(parts + 1);
+  char* const start = out.bytes.data();
+  char* p = start;
+  for (uint32_t part = 0; part < parts; ++part) {
+    out.begin[part] = static_cast<uint32_t>(p - start);
+    const bool node = part < layout.num_nodes;
+    p = put_part(p, node ? s.dbs[part] : s.channels[part - layout.num_nodes], layout, node ? 0 : 1);
   }
-  out.begin.back() = static_cast<uint32_t>(pos);
+  out.begin[parts] = static_cast<uint32_t>(p - start);
+  out.bytes.resize(static_cast<size_t>(p - start));
 }
 
 void encode_patched(const SegmentedEncoding& base, const GlobalState& s, const StateLayout& layout,
