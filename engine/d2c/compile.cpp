@@ -186,6 +186,18 @@ CompiledModel compile(const model::Model& m) {
   for (model::PredId p : m.preds_of_kind(model::PredKind::Input))
     if (read[p]) cm.input_preds.push_back(p);
   cm.may_have_fresh = !cm.input_preds.empty() && m.bounds.input > 0;
+  cm.input_matters.assign(m.preds.size(), 0);
+  for (const RulePlan& r : cm.rules) {
+    if (std::none_of(r.literals.begin(), r.literals.end(), [](const LiteralPlan& l) { return l.source == Source::Input; }))
+      continue;
+    bool named = false;
+    for (const LiteralPlan& l : r.literals)
+      if (l.source == Source::Message && !l.negated) {
+        cm.input_matters[l.pred] = 1;
+        named = true;
+      }
+    if (!named) std::fill(cm.input_matters.begin(), cm.input_matters.end(), 1);
+  }
   cm.node_const = m.node_const;
   cm.node_of_const.assign(m.constants.size(), -1);
   for (size_t n = 0; n < m.node_const.size(); ++n) cm.node_of_const[m.node_const[n]] = static_cast<int32_t>(n);

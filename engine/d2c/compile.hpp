@@ -82,6 +82,12 @@ struct CompiledModel {
   std::vector<ComponentPlan> components;
   std::vector<uint32_t> transport_rules;
   std::vector<model::PredId> input_preds;  // the input predicates some rule body reads
+  // By message predicate: whether a step serving a message of it may read
+  // the input DB. A rule that reads input fires only with a message of the
+  // predicate its positive message literal names, if it has one; a step
+  // whose message no input-reading rule can fire with derives the same
+  // outcomes whatever the input, so the empty input DB stands for all.
+  std::vector<char> input_matters;
   // Only input introduces constants that are not fixed: without it no state
   // has fresh constants and canonicalization is the plain encoding.
   bool may_have_fresh = false;

@@ -114,6 +114,13 @@ void SuccessorGenerator::successors(const hashing::GlobalState& s, Sink sink) {
       size_t len = layout.fact_words(ch[i]);
       payload.assign(ch.begin() + i, ch.begin() + i + len);
       i += len + 1;
+      if (!cm_.input_matters[payload[0]]) {
+        // The step reads no input: every input DB gives the empty one's
+        // steps (docs/engine.md §5).
+        cancel_->poll();
+        expand(s, a, payload.data(), no_input_, sink);
+        continue;
+      }
       inputs_.for_each(fresh_, [&](const std::vector<Word>& input) {
         cancel_->poll();
         expand(s, a, payload.data(), input, sink);

@@ -70,6 +70,7 @@ class SuccessorGenerator {
   std::vector<Word> scratch_;
   std::vector<Word> payload_;  // successors(): the payload being served (its buffer reused)
   std::vector<Word> fresh_;  // the fresh constants of the state being expanded
+  const std::vector<Word> no_input_;  // the empty input DB
   Cancellation* cancel_ = &Cancellation::none();
 };
 

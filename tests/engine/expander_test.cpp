@@ -1,18 +1,22 @@
-// The expander's shortcuts give the roots the plain way gives: every
-// successor it hands out has the root that interning the whole canonical
+// The shortcuts of successor generation give what the plain way gives.
+// The expander's: every successor it hands out has the root that interning the whole canonical
 // encoding of the generator's successor gives, in the generator's order;
 // with fresh constants that covers both the successor interned from the
 // parts in which its canonical form differs from the expanded state, and
 // the successor that repeats the one before it (whose canonical form is
-// not computed again), which the models with input below do produce.
+// not computed again), which the models with input below do produce. The
+// generator's: a message no input-reading rule can fire with is served
+// with the empty input DB alone.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <deque>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "engine/d2c/compile.hpp"
+#include "engine/d2c/successors.hpp"
 #include "engine/d2c/system.hpp"
 #include "engine/expander.hpp"
 #include "engine/state_store.hpp"
@@ -138,4 +142,93 @@ TEST(Expander, PlainSuccessorsHaveTheRootsOfTheirWholeEncodings) {
     EXPECT_GT(o.successors, 0u) << name;
     EXPECT_EQ(o.stats.fast_path, o.stats.calls) << name;
   }
+}
+
+namespace {
+
+std::optional<model::Model> model_text(const std::string& text) {
+  model::Diagnostics diag;
+  return model::load_model_text(text, "test.d2c", {}, diag);
+}
+
+const char* kPollRules = R"(
+input     data/1.
+state     seen/1.
+transport poll/0, val/1.
+network ring(3).
+bounds { input 1. state 2. channel 2. }
+poll@M if start@_, my_name(M).
+seen(X) if val(X)@_.
+)";
+
+}  // namespace
+
+TEST(SuccessorShortcut, InputMattersOnlyToTheMessagesItsReadersName) {
+  auto input_matters = [](const std::string& rule) {
+    auto m = model_text(std::string(kPollRules) + rule);
+    EXPECT_TRUE(m) << rule;
+    const engine::CompiledModel cm = engine::compile(*m);
+    std::vector<std::string> out;
+    for (const char* p : {"start", "poll", "val"})
+      if (cm.input_matters[*m->find_pred(p)]) out.push_back(p);
+    return out;
+  };
+  using V = std::vector<std::string>;
+  EXPECT_EQ(input_matters("val(X)@N if poll@_, data(X), neighbor(N).\n"), V{"poll"});
+  EXPECT_EQ(input_matters("seen(X) if data(X), val(_)@_, not poll@_.\n"), V{"val"});
+  // No positive message literal: any step may read the input.
+  EXPECT_EQ(input_matters("seen(X) if data(X).\n"), (V{"start", "poll", "val"}));
+  EXPECT_EQ(input_matters("seen(X) if data(X), not poll@_.\n"), (V{"start", "poll", "val"}));
+  // No rule reads input.
+  EXPECT_EQ(input_matters("val(X)@N if poll@_, seen(X), neighbor(N).\n"), V{});
+}
+
+TEST(SuccessorShortcut, SkippedInputDbsGiveNoOtherSuccessor) {
+  // Every step of every state of ring_broadcast ring:3 (first 300 states):
+  // the successors generated are, as a set of (label, successor), those of
+  // every input DB of every served message.
+  auto m = example("ring_broadcast", "ring:3");
+  ASSERT_TRUE(m);
+  const engine::CompiledModel cm = engine::compile(*m);
+  engine::SuccessorGenerator gen(cm), full(cm);
+  const auto& layout = cm.layout;
+  std::deque<hashing::GlobalState> queue{engine::initial_state(cm)};
+  std::set<std::string> seen{hashing::encode(queue.front(), layout)};
+  size_t skipped = 0;
+  while (!queue.empty() && seen.size() < 300) {
+    const hashing::GlobalState s = queue.front();
+    queue.pop_front();
+    std::set<std::pair<uint32_t, std::string>> got, want;
+    size_t generated = 0;
+    gen.successors(s, [&](const engine::EdgeLabel& l, const hashing::GlobalState& succ, const engine::StepDetail&) {
+      ++generated;
+      got.emplace(l.arc, hashing::encode(succ, layout));
+    });
+    std::vector<hashing::Word> fresh;
+    full.state_fresh(s, fresh);
+    size_t all = 0;
+    for (uint32_t a = 0; a < layout.num_arcs; ++a)
+      for (size_t i = 0; i < s.channels[a].size(); i += layout.fact_words(s.channels[a][i]) + 1) {
+        const std::vector<hashing::Word> payload(s.channels[a].begin() + i,
+                                                 s.channels[a].begin() + i + layout.fact_words(s.channels[a][i]));
+        full.inputs().for_each(fresh, [&](const std::vector<hashing::Word>& input) {
+          full.steps(s, a, payload.data(), input, [&](const engine::EdgeLabel& l, const hashing::GlobalState& succ,
+                                                        const engine::StepDetail&) {
+            ++all;
+            want.emplace(l.arc, hashing::encode(succ, layout));
+          });
+        });
+      }
+    if (want.empty()) continue;  // the idle step alone
+    EXPECT_EQ(got, want);
+    skipped += all - generated;
+    for (const auto& [arc, bytes] : want)
+      if (seen.insert(bytes).second) {
+        hashing::GlobalState next;
+        ASSERT_TRUE(hashing::decode(bytes, layout, next));
+        queue.push_back(std::move(next));
+      }
+  }
+  EXPECT_GE(seen.size(), 300u);
+  EXPECT_GT(skipped, 0u);  // the shortcut was taken
 }
