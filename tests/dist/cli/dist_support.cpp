@@ -36,8 +36,10 @@ CliResult run_mpi(int np, const std::vector<std::string>& ddsmc_args, double tim
   return run_program(mpiexec(), mpiexec_args(np, ddsmc_args), timeout, launcher_options());
 }
 
-Spawned spawn_mpi(int np, const std::vector<std::string>& ddsmc_args) {
-  return spawn_program(mpiexec(), mpiexec_args(np, ddsmc_args), launcher_options());
+Spawned spawn_mpi(int np, const std::vector<std::string>& ddsmc_args, const std::vector<std::string>& mpiexec_options) {
+  std::vector<std::string> args = mpiexec_options;
+  for (const std::string& a : mpiexec_args(np, ddsmc_args)) args.push_back(a);
+  return spawn_program(mpiexec(), args, launcher_options());
 }
 
 std::vector<Layout> all_layouts() { return {{1, 1}, {2, 1}, {3, 1}, {4, 1}, {2, 2}}; }

@@ -25,7 +25,9 @@ std::string mpiexec();
 // launcher in a process group of its own with stdin from /dev/null.
 std::vector<std::string> mpiexec_args(int np, const std::vector<std::string>& ddsmc_args);
 CliResult run_mpi(int np, const std::vector<std::string>& ddsmc_args, double timeout = kMpiTimeout);
-Spawned spawn_mpi(int np, const std::vector<std::string>& ddsmc_args);
+// `mpiexec_options` go before the ranks' command (e.g. an --mca setting).
+Spawned spawn_mpi(int np, const std::vector<std::string>& ddsmc_args,
+                  const std::vector<std::string>& mpiexec_options = {});
 
 // How a distributed run is started: ranks and --threads per rank.
 struct Layout {

@@ -103,11 +103,18 @@ TEST(DistCheckProcesses, KilledRankMakesMpiexecFailWithoutHanging) {
 // SIGINT (a user's Ctrl-C to mpiexec, or a batch system signalling the
 // ranks): every rank stops, the ranks agree on it, and rank 0 reports once:
 // an incomplete check, "interrupted", the figures so far. Signalled
-// directly, the ranks exit 3 and so does mpiexec; OpenMPI's mpiexec, when
-// it is the one signalled, forwards the signal and exits 1 itself.
+// directly, the ranks exit 3 and so does mpiexec. OpenMPI's mpiexec, when
+// it is the one signalled, exits 1 itself, and signals the ranks its own
+// way: SIGTERM odls_base_sigkill_timeout seconds later, SIGKILL as many
+// seconds after that. The default, 1 s, is too short for the ranks to
+// agree and write the report on a loaded machine (this test failed under
+// load with it), so the test gives them 5 s, as docs/dist.md advises.
 void interrupt_check(bool signal_launcher) {
   const std::string report = scratch();
-  Spawned s = spawn_mpi(2, {"check", example("flooding"), "--network", "ring:9", "--threads", "1", "--json", report});
+  std::vector<std::string> mca;
+  if (signal_launcher) mca = {"--mca", "odls_base_sigkill_timeout", "5"};
+  Spawned s = spawn_mpi(2, {"check", example("flooding"), "--network", "ring:9", "--threads", "1", "--json", report},
+                        mca);
   ASSERT_GT(s.pid, 0);
   Reaper reaper;
   reaper.launcher = s.pid;
