@@ -1,5 +1,6 @@
 #include "engine/expander.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace ddsmc::engine {
@@ -61,6 +62,15 @@ void Expander::load(uint32_t root) {
   }
 }
 
+void Expander::generate(Generator::Sink sink) {
+  try {
+    gen_->successors(current_, sink);
+  } catch (...) {
+    std::fill(decoded_.begin(), decoded_.end(), hashing::TreeStore::kUnknown);
+    throw;
+  }
+}
+
 uint32_t Partition::owner(const hashing::SegmentedEncoding& e) const {
   uint64_t key = 0;
   for (uint32_t p = 0; p + 1 < e.begin.size(); ++p)
@@ -82,7 +92,7 @@ void Expander::expand_partitioned(uint32_t root, const Partition& partition, Fun
     base_keys_[p] = hashing::part_key(std::string_view(base_enc_.bytes).substr(base_enc_.begin[p], base_enc_.begin[p + 1] - base_enc_.begin[p]), p);
     base_key += base_keys_[p];
   }
-  gen_->successors(current_, [&](const EdgeLabel& label, const hashing::GlobalState& succ, const StepInfo& info) {
+  generate([&](const EdgeLabel& label, const hashing::GlobalState& succ, const StepInfo& info) {
     if (info.violation && on_bound_ == OnBound::Prune) {
       ++pruned_;
       return;
@@ -119,7 +129,7 @@ void Expander::expand_partitioned(uint32_t root, const Partition& partition, Fun
 void Expander::expand(uint32_t root, FunctionRef<void(const Candidate&)> out) {
   load(root);
   const bool plain = !system_.may_have_fresh();
-  gen_->successors(current_, [&](const EdgeLabel& label, const hashing::GlobalState& succ, const StepInfo& info) {
+  generate([&](const EdgeLabel& label, const hashing::GlobalState& succ, const StepInfo& info) {
     if (info.violation && on_bound_ == OnBound::Prune) {
       ++pruned_;
       return;

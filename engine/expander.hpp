@@ -91,6 +91,10 @@ class Expander {
   void encode_changed(const hashing::GlobalState& succ, const std::vector<uint32_t>& changed);
   // Reads the state of `root` into base_ and current_.
   void load(uint32_t root);
+  // gen_->successors(current_, sink), which edits current_ in place; if it
+  // throws, current_ may be left edited, and every part is marked to be
+  // decoded again by the next load().
+  void generate(Generator::Sink sink);
 };
 
 }  // namespace ddsmc::engine
