@@ -1,5 +1,6 @@
 #include "engine/expander.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace ddsmc::engine {
@@ -61,6 +62,15 @@ void Expander::load(uint32_t root) {
   }
 }
 
+void Expander::generate(Generator::Sink sink) {
+  try {
+    gen_->successors(current_, sink);
+  } catch (...) {
+    std::fill(decoded_.begin(), decoded_.end(), hashing::TreeStore::kUnknown);
+    throw;
+  }
+}
+
 uint32_t Partition::owner(const hashing::SegmentedEncoding& e) const {
   uint64_t key = 0;
   for (uint32_t p = 0; p + 1 < e.begin.size(); ++p)
@@ -83,7 +93,7 @@ void Expander::expand_partitioned(uint32_t root, const Partition& partition, Fun
     base_keys_[p] = hashing::part_key(std::string_view(base_enc_.bytes).substr(base_enc_.begin[p], base_enc_.begin[p + 1] - base_enc_.begin[p]), p);
     base_key += base_keys_[p];
   }
-  gen_->successors(current_, [&](const EdgeLabel& label, const hashing::GlobalState& succ, const StepInfo& info) {
+  generate([&](const EdgeLabel& label, const hashing::GlobalState& succ, const StepInfo& info) {
     if (info.violation && on_bound_ == OnBound::Prune) {
       ++pruned_;
       return;
@@ -135,7 +145,7 @@ void Expander::expand(uint32_t root, FunctionRef<void(const Candidate&)> out) {
   load(root);
   const bool plain = !system_.may_have_fresh();
   previous_.valid = false;
-  gen_->successors(current_, [&](const EdgeLabel& label, const hashing::GlobalState& succ, const StepInfo& info) {
+  generate([&](const EdgeLabel& label, const hashing::GlobalState& succ, const StepInfo& info) {
     if (info.violation && on_bound_ == OnBound::Prune) {
       ++pruned_;
       return;
@@ -156,20 +166,34 @@ void Expander::expand(uint32_t root, FunctionRef<void(const Candidate&)> out) {
       ++repeated_;
     } else {
       state = &canon_.canonical_state(succ, form_);
-      succ_root = intern_against_source(*state);
+      succ_root = intern_against_source(*state, info.changed_parts);
       remember(label, succ, info, succ_root, state == &succ ? nullptr : state);
     }
     out(Candidate{label, succ_root, state, info.violation.has_value()});
   });
 }
 
-uint32_t Expander::intern_against_source(const hashing::GlobalState& c) {
+uint32_t Expander::intern_against_source(const hashing::GlobalState& c, const std::vector<uint32_t>* changed) {
+  // current_ is the successor while the generator's sink runs (it edits
+  // the expanded state in place): outside the parts the step changed it is
+  // still the expanded state, and those parts are encoded in any case (one
+  // the renaming happened to leave as it was is found again in the store).
   const auto& layout = system_.layout();
+  const uint32_t parts = layout.num_nodes + layout.num_arcs;
   differing_.clear();
-  for (uint32_t p = 0; p < layout.num_nodes; ++p)
-    if (c.dbs[p] != current_.dbs[p]) differing_.push_back(p);
-  for (uint32_t a = 0; a < layout.num_arcs; ++a)
-    if (c.channels[a] != current_.channels[a]) differing_.push_back(layout.num_nodes + a);
+  size_t k = 0;
+  for (uint32_t p = 0; p < parts; ++p) {
+    if (changed) {
+      while (k < changed->size() && (*changed)[k] < p) ++k;
+      if (k < changed->size() && (*changed)[k] == p) {
+        differing_.push_back(p);
+        continue;
+      }
+    }
+    const bool same = p < layout.num_nodes ? c.dbs[p] == current_.dbs[p]
+                                           : c.channels[p - layout.num_nodes] == current_.channels[p - layout.num_nodes];
+    if (!changed || !same) differing_.push_back(p);
+  }
   encode_changed(c, differing_);
   return store_.intern_patched(base_.data(), parts_);
 }

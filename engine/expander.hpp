@@ -95,10 +95,11 @@ class Expander {
   void encode_changed(const hashing::GlobalState& succ, const std::vector<uint32_t>& changed);
   // Reads the state of `root` into base_ and current_.
   void load(uint32_t root);
-  // Interns the canonical form c of a successor of current_ (the state
-  // loaded): the parts in which c equals current_ are taken from its tree
-  // (base_), only the others are encoded and looked up.
-  uint32_t intern_against_source(const hashing::GlobalState& c);
+  // Interns the canonical form c of a successor of the state loaded, whose
+  // step changed `changed` (ascending; null: unknown): the parts in which c
+  // equals the loaded state are taken from its tree (base_), only the
+  // others are encoded and looked up.
+  uint32_t intern_against_source(const hashing::GlobalState& c, const std::vector<uint32_t>* changed);
   // With fresh constants (where a successor costs a canonical form), a
   // successor equal to the previous one of the same source (the same label
   // and the same words in the same changed parts: a step whose input
@@ -116,6 +117,10 @@ class Expander {
   void remember(const EdgeLabel& label, const hashing::GlobalState& succ, const StepInfo& info, uint32_t root,
                 const hashing::GlobalState* state);
   std::vector<uint32_t> differing_;  // intern_against_source()'s parts
+  // gen_->successors(current_, sink), which edits current_ in place; if it
+  // throws, current_ may be left edited, and every part is marked to be
+  // decoded again by the next load().
+  void generate(Generator::Sink sink);
 };
 
 }  // namespace ddsmc::engine

@@ -56,7 +56,13 @@ class Generator {
   // Calls sink once per step of s; the references are valid during the call
   // only. A state with no other step has the idle step (the system is
   // serial). Throws Cancelled when the token set below says so.
-  virtual void successors(const hashing::GlobalState& s, Sink sink) = 0;
+  // s is edited in place (a step's successor is s with the few parts it
+  // changed, which spares copying the whole state per state expanded): the
+  // successor the sink sees may be s itself. When the call returns, s is
+  // byte-equal to its value on entry; when it throws (Cancelled, bad_alloc,
+  // or whatever the sink throws), s may be left edited and the caller must
+  // not rely on its value. A caller with a const state passes a copy.
+  virtual void successors(hashing::GlobalState& s, Sink sink) = 0;
   // Never null; the default never stops.
   virtual void set_cancellation(Cancellation* c) = 0;
 };

@@ -284,7 +284,7 @@ CompiledStepEvaluator::~CompiledStepEvaluator() {
   if (state_) lib_->free_(state_);
 }
 
-void CompiledStepEvaluator::evaluate(const StepInput& in, FunctionRef<void(const StepResult&)> out) {
+void CompiledStepEvaluator::step(const StepInput& in, ddsmc_gen::Hooks& hooks) {
   ddsmc_gen::Input gi;
   gi.node = in.node;
   gi.msg_src = in.msg_src;
@@ -293,30 +293,6 @@ void CompiledStepEvaluator::evaluate(const StepInput& in, FunctionRef<void(const
   gi.msg = in.msg;
   gi.input = in.input ? in.input->data() : nullptr;
   gi.input_words = in.input ? in.input->size() : 0;
-  struct Ctx {
-    StepResult* result;
-    FunctionRef<void(const StepResult&)>* out;
-  } ctx{&result_, &out};
-  ddsmc_gen::Hooks hooks;
-  // The generated code builds each outcome in its own vectors; they are
-  // swapped into a StepResult for the call and back (no copy).
-  hooks.emit = [](void* c, ddsmc_gen::Result& r) {
-    auto* x = static_cast<Ctx*>(c);
-    x->result->db.swap(r.db);
-    x->result->sent.swap(r.sent);
-    x->result->dropped.swap(r.dropped);
-    struct SwapBack {
-      Ctx* x;
-      ddsmc_gen::Result& r;
-      ~SwapBack() {
-        x->result->db.swap(r.db);
-        x->result->sent.swap(r.sent);
-        x->result->dropped.swap(r.dropped);
-      }
-    } back{x, r};
-    (*x->out)(*x->result);
-  };
-  hooks.emit_ctx = &ctx;
   hooks.poll = [](void* c) { static_cast<Cancellation*>(c)->poll(); };
   hooks.poll_ctx = cancel_;
   lib_->step_(state_, &gi, &hooks);

@@ -58,13 +58,27 @@ class CompiledStepEvaluator {
   ~CompiledStepEvaluator();
   CompiledStepEvaluator(const CompiledStepEvaluator&) = delete;
   CompiledStepEvaluator& operator=(const CompiledStepEvaluator&) = delete;
-  void evaluate(const StepInput& in, FunctionRef<void(const StepResult&)> out);
+  // Calls `out` once per choice outcome, as StepEvaluator::evaluate.
+  void evaluate(const StepInput& in, FunctionRef<void(const StepResult&)> out) { evaluate<>(in, out); }
+  // The same with the callback's own type, for the hot path: the generated
+  // code's emit hook then calls `out` directly, the outcome being a
+  // StepResult as the generated code built it (StepResult is the ABI's
+  // Result).
+  template <class Out>
+  void evaluate(const StepInput& in, Out& out) {
+    ddsmc_gen::Hooks hooks;
+    hooks.emit = [](void* o, ddsmc_gen::Result& r) { (*static_cast<Out*>(o))(static_cast<const StepResult&>(r)); };
+    hooks.emit_ctx = &out;
+    step(in, hooks);
+  }
   void set_cancellation(Cancellation* c) { cancel_ = c; }
 
  private:
+  // Calls the generated step with `hooks` (emit set), the poll hook added.
+  void step(const StepInput& in, ddsmc_gen::Hooks& hooks);
+
   std::shared_ptr<const CompiledStepLibrary> lib_;
   void* state_ = nullptr;
-  StepResult result_;
   Cancellation* cancel_ = &Cancellation::none();
 };
 

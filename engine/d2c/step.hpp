@@ -5,9 +5,11 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "engine/cancel.hpp"
+#include "engine/d2c/codegen_abi.hpp"
 #include "engine/d2c/compile.hpp"
 #include "engine/function_ref.hpp"
 #include "engine/d2c/relation.hpp"
@@ -22,11 +24,14 @@ struct StepInput {
   const std::vector<Word>* input = nullptr;  // input facts [pred, args...]*, normalized
 };
 
-struct StepResult {
-  std::vector<Word> db;       // the new DB, normalized, built-ins excluded
-  std::vector<Word> sent;     // [dest node, pred, args...]* to arcs of the node, without duplicates
-  std::vector<Word> dropped;  // [dest constant, pred, args...]*: destinations that are not arcs
-};
+// One outcome of a step: db, the new DB (normalized, built-ins excluded);
+// sent, [dest node, pred, args...]* to arcs of the node, without
+// duplicates; dropped, [dest constant, pred, args...]*: destinations that
+// are not arcs. It is the compiled step's ABI struct (codegen_abi.hpp), so
+// that an outcome the generated code built goes to the caller as it is,
+// without a copy or a swap.
+using StepResult = ddsmc_gen::Result;
+static_assert(std::is_same_v<Word, uint32_t>, "StepResult holds the ABI's uint32_t words");
 
 class StepEvaluator {
  public:

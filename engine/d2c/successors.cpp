@@ -23,13 +23,53 @@ size_t channel_find(const std::vector<Word>& ch, const Word* fact, const hashing
   return i;
 }
 
-// Adds v to an ascending list of distinct values unless it is there: a
-// step touches a few arcs, where this beats sorting (and a call to sort).
-inline void insert_sorted(std::vector<uint32_t>& list, uint32_t v) {
+// Adds v to an ascending list of distinct values unless it is there (then
+// returns false): a step touches a few arcs, where this beats sorting (and
+// a call to sort).
+inline bool insert_sorted(std::vector<uint32_t>& list, uint32_t v) {
   size_t i = list.size();
   while (i > 0 && list[i - 1] > v) --i;
-  if (i > 0 && list[i - 1] == v) return;
+  if (i > 0 && list[i - 1] == v) return false;
   list.insert(list.begin() + static_cast<std::ptrdiff_t>(i), v);
+  return true;
+}
+
+// The arc each message of `sent` (a StepResult's, of node `from`) goes on.
+template <class F>
+void for_each_message(model::NodeId from, const std::vector<Word>& sent, const CompiledModel& cm, F&& f) {
+  const auto& net = cm.model->network;
+  for (size_t k = 0; k < sent.size(); k += 1 + cm.layout.fact_words(sent[k + 1]))
+    f(*net.arc_id(from, sent[k]), sent.data() + k + 1);
+}
+
+// send_messages(), calling before_edit(t) before the first edit of each
+// channel t.
+template <class BeforeEdit>
+void send_messages(hashing::GlobalState& s, model::NodeId from, const std::vector<Word>& sent, const CompiledModel& cm,
+                   std::vector<uint32_t>& touched, BeforeEdit&& before_edit) {
+  const auto& layout = cm.layout;
+  touched.clear();
+  // A few messages are inserted in place; many (more words than a handful
+  // of messages take) are appended and each channel is sorted once, which
+  // keeps a step that sends 200,000 messages linear-logarithmic instead of
+  // quadratic.
+  if (sent.size() <= 64) {
+    for_each_message(from, sent, cm, [&](uint32_t out_arc, const Word* fact) {
+      if (insert_sorted(touched, out_arc)) before_edit(out_arc);
+      channel_add(s.channels[out_arc], fact, layout);
+    });
+    return;
+  }
+  for_each_message(from, sent, cm, [&](uint32_t out_arc, const Word*) { touched.push_back(out_arc); });
+  std::sort(touched.begin(), touched.end());
+  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+  for (uint32_t t : touched) before_edit(t);
+  for_each_message(from, sent, cm, [&](uint32_t out_arc, const Word* fact) {
+    auto& ch = s.channels[out_arc];
+    ch.insert(ch.end(), fact, fact + layout.fact_words(fact[0]));
+    ch.push_back(1);
+  });
+  for (uint32_t t : touched) hashing::normalize_channel(s.channels[t], layout);
 }
 
 }  // namespace
@@ -56,34 +96,7 @@ void channel_remove(std::vector<Word>& ch, const Word* fact, const hashing::Stat
 
 void send_messages(hashing::GlobalState& s, model::NodeId from, const std::vector<Word>& sent, const CompiledModel& cm,
                    std::vector<uint32_t>& touched) {
-  const auto& layout = cm.layout;
-  const auto& net = cm.model->network;
-  touched.clear();
-  // A few messages are inserted in place; many (more words than a handful
-  // of messages take) are appended and each channel is sorted once, which
-  // keeps a step that sends 200,000 messages linear-logarithmic instead of
-  // quadratic.
-  const bool bulk = sent.size() > 64;
-  for (size_t k = 0; k < sent.size(); k += 1 + layout.fact_words(sent[k + 1])) {
-    uint32_t out_arc = *net.arc_id(from, sent[k]);
-    const Word* fact = sent.data() + k + 1;
-    auto& ch = s.channels[out_arc];
-    if (bulk) {
-      ch.insert(ch.end(), fact, fact + layout.fact_words(fact[0]));
-      ch.push_back(1);
-    } else {
-      channel_add(ch, fact, layout);
-    }
-    if (bulk)
-      touched.push_back(out_arc);
-    else
-      insert_sorted(touched, out_arc);
-  }
-  if (bulk) {
-    std::sort(touched.begin(), touched.end());
-    touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
-    for (uint32_t t : touched) hashing::normalize_channel(s.channels[t], layout);
-  }
+  send_messages(s, from, sent, cm, touched, [](uint32_t) {});
 }
 
 SuccessorGenerator::SuccessorGenerator(const CompiledModel& cm) : cm_(cm), eval_(cm), inputs_(cm) {}
@@ -100,18 +113,20 @@ void SuccessorGenerator::set_cancellation(Cancellation* c) {
   inputs_.set_cancellation(c);
 }
 
-void SuccessorGenerator::successors(const hashing::GlobalState& s, Sink sink) {
+void SuccessorGenerator::successors(hashing::GlobalState& s, Sink sink) {
   const auto& layout = cm_.layout;
   state_fresh(s, fresh_);
   bool any_message = false;
   std::vector<Word>& payload = payload_;
-  succ_ = s;
   for (uint32_t a = 0; a < layout.num_arcs; ++a) {
+    // Each step edits this channel and restores its bytes, though maybe in
+    // another buffer: it is indexed afresh after every step.
     const auto& ch = s.channels[a];
     if (ch.empty()) continue;
     any_message = true;
     for (size_t i = 0; i < ch.size();) {
       size_t len = layout.fact_words(ch[i]);
+      // A copy: the step removes the payload from the channel.
       payload.assign(ch.begin() + i, ch.begin() + i + len);
       i += len + 1;
       if (!cm_.input_matters[payload[0]]) {
@@ -130,9 +145,8 @@ void SuccessorGenerator::successors(const hashing::GlobalState& s, Sink sink) {
   if (!any_message) sink(EdgeLabel{kIdleArc, true}, s, StepDetail{});
 }
 
-void SuccessorGenerator::steps(const hashing::GlobalState& s, uint32_t arc, const Word* payload,
+void SuccessorGenerator::steps(hashing::GlobalState& s, uint32_t arc, const Word* payload,
                                const std::vector<Word>& input, Sink sink) {
-  succ_ = s;
   expand(s, arc, payload, input, sink);
 }
 
@@ -143,20 +157,29 @@ void SuccessorGenerator::state_fresh(const hashing::GlobalState& s, std::vector<
     out.clear();
 }
 
-// One step per choice outcome; succ_ == s on entry and on return.
-void SuccessorGenerator::expand(const hashing::GlobalState& s, uint32_t a, const Word* payload,
+// One step per choice outcome. Each edits s into its successor and back:
+// the channels it edits are copied first and swapped back after the sink
+// call (a few small vectors, where the inverse channel edits cost more:
+// vector inserts in the middle).
+void SuccessorGenerator::expand(hashing::GlobalState& s, uint32_t a, const Word* payload,
                                 const std::vector<Word>& input, Sink sink) {
   const auto& layout = cm_.layout;
   const model::Arc arc = cm_.model->network.arc(a);
   StepInput in{arc.dst, &s.dbs[arc.dst], arc.src, payload, &input};
   auto on_result = [&](const StepResult& r) {
-    // Edit the copy in place: the node's DB, the served channel and the
-    // channels sent on; restore them after the sink has seen it. A stable
-    // step (its DB unchanged) leaves the DB alone and out of the changed
-    // parts, which spares the store encoding and looking it up again.
-    const bool stable = r.db == s.dbs[arc.dst];
-    if (!stable) succ_.dbs[arc.dst] = r.db;
-    channel_remove(succ_.channels[a], payload, layout);
+    // A stable step (its DB unchanged) leaves the DB alone and out of the
+    // changed parts, which spares the store encoding and looking it up
+    // again. A changed DB is swapped aside, not copied: its buffer, which
+    // the evaluator may still read for the next outcome, stays as it is.
+    auto& db = s.dbs[arc.dst];
+    const bool stable = r.db == db;
+    if (!stable) {
+      saved_db_.swap(db);
+      db = r.db;
+    }
+    saved_ = 0;
+    save_channel(s, a);
+    channel_remove(s.channels[a], payload, layout);
     StepDetail detail;
     detail.arc = a;
     detail.payload = payload;
@@ -164,23 +187,35 @@ void SuccessorGenerator::expand(const hashing::GlobalState& s, uint32_t a, const
     detail.result = &r;
     // The source is within bounds, so an unchanged DB is too.
     if (!stable) detail.violation = check_db_bound(r.db, arc.dst, cm_, scratch_);
-    send_messages(succ_, arc.dst, r.sent, cm_, touched_);
+    send_messages(s, arc.dst, r.sent, cm_, touched_, [&](uint32_t t) {
+      if (t != a) save_channel(s, t);
+    });
     insert_sorted(touched_, a);
     if (!detail.violation)
       for (uint32_t t : touched_)
-        if ((detail.violation = check_channel_bound(succ_.channels[t], t, cm_))) break;
+        if ((detail.violation = check_channel_bound(s.channels[t], t, cm_))) break;
     parts_.clear();
     if (!stable) parts_.push_back(arc.dst);
     for (uint32_t t : touched_) parts_.push_back(layout.num_nodes + t);
     detail.changed_parts = &parts_;
-    sink(EdgeLabel{a, stable}, succ_, detail);
-    if (!stable) succ_.dbs[arc.dst] = s.dbs[arc.dst];
-    for (uint32_t t : touched_) succ_.channels[t] = s.channels[t];
+    sink(EdgeLabel{a, stable}, s, detail);
+    for (uint32_t k = 0; k < saved_; ++k) s.channels[saved_arcs_[k]].swap(saved_channels_[k]);
+    if (!stable) db.swap(saved_db_);
   };
   if (compiled_)
     compiled_->evaluate(in, on_result);
   else
     eval_.evaluate(in, on_result);
+}
+
+void SuccessorGenerator::save_channel(const hashing::GlobalState& s, uint32_t t) {
+  if (saved_ == saved_channels_.size()) {
+    saved_channels_.emplace_back();
+    saved_arcs_.push_back(0);
+  }
+  saved_arcs_[saved_] = t;
+  saved_channels_[saved_].assign(s.channels[t].begin(), s.channels[t].end());
+  ++saved_;
 }
 
 hashing::GlobalState initial_state(const CompiledModel& cm) {

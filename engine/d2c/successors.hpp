@@ -41,11 +41,16 @@ class SuccessorGenerator {
   // Every step of s (SPEC section 2): for every non-empty channel, every
   // distinct payload in it, every input DB (one per renaming class) and
   // every choice outcome; or the idle step when every channel is empty.
-  void successors(const hashing::GlobalState& s, Sink sink);
-  // The steps of s that serve `arc` with `payload` (a fact in its channel)
-  // and input DB `input` (normalized, legal for the input bound): one per
-  // choice outcome. For simulate, which picks one step without generating all.
-  void steps(const hashing::GlobalState& s, uint32_t arc, const Word* payload, const std::vector<Word>& input,
+  // s is edited in place into each successor (the sink sees s itself) and
+  // edited back after each sink call: on return it is byte-equal to its
+  // value on entry; after an exception it may be left edited
+  // (Generator::successors, engine/system.hpp).
+  void successors(hashing::GlobalState& s, Sink sink);
+  // The steps of s that serve `arc` with `payload` (a fact in its channel,
+  // not pointing into s) and input DB `input` (normalized, legal for the
+  // input bound): one per choice outcome. For simulate, which picks one step
+  // without generating all. s is edited as by successors().
+  void steps(hashing::GlobalState& s, uint32_t arc, const Word* payload, const std::vector<Word>& input,
              Sink sink);
   // The fresh constants of s, as the input enumeration needs them.
   void state_fresh(const hashing::GlobalState& s, std::vector<Word>& out) const;
@@ -57,14 +62,23 @@ class SuccessorGenerator {
   void set_cancellation(Cancellation* c);
 
  private:
-  void expand(const hashing::GlobalState& s, uint32_t arc, const Word* payload, const std::vector<Word>& input,
+  void expand(hashing::GlobalState& s, uint32_t arc, const Word* payload, const std::vector<Word>& input,
               Sink sink);
+  // Copies channel t of s into the next of saved_channels_, before a step
+  // edits it.
+  void save_channel(const hashing::GlobalState& s, uint32_t t);
 
   const CompiledModel& cm_;
   StepEvaluator eval_;
   std::unique_ptr<CompiledStepEvaluator> compiled_;  // null: the interpreter
   InputEnumerator inputs_;
-  hashing::GlobalState succ_;  // a copy of the state, edited in place per step and restored
+  std::vector<Word> saved_db_;  // expand(): the processing node's DB while a step's new DB stands in s
+  // expand(): the channels a step edits (saved_ of them), as they were
+  // before it, to be swapped back after the sink call; the buffers are
+  // reused from step to step.
+  std::vector<uint32_t> saved_arcs_;
+  std::vector<std::vector<Word>> saved_channels_;
+  uint32_t saved_ = 0;
   std::vector<uint32_t> touched_;
   std::vector<uint32_t> parts_;
   std::vector<Word> scratch_;

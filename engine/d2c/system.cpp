@@ -12,7 +12,7 @@ class D2cGenerator final : public Generator {
  public:
   D2cGenerator(const CompiledModel& cm, std::shared_ptr<const CompiledStepLibrary> compiled)
       : gen_(cm, std::move(compiled)) {}
-  void successors(const hashing::GlobalState& s, Sink sink) override {
+  void successors(hashing::GlobalState& s, Sink sink) override {
     gen_.successors(s, [&](const EdgeLabel& label, const hashing::GlobalState& succ, const StepDetail& d) {
       sink(label, succ, d);
     });

@@ -196,7 +196,7 @@ TEST(SuccessorShortcut, SkippedInputDbsGiveNoOtherSuccessor) {
   std::set<std::string> seen{hashing::encode(queue.front(), layout)};
   size_t skipped = 0;
   while (!queue.empty() && seen.size() < 300) {
-    const hashing::GlobalState s = queue.front();
+    hashing::GlobalState s = queue.front();
     queue.pop_front();
     std::set<std::pair<uint32_t, std::string>> got, want;
     size_t generated = 0;

@@ -11,6 +11,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -230,12 +231,16 @@ class RefSuccessors {
   engine::StepEvaluator ev_;
 };
 
-// The successors from engine::SuccessorGenerator, in the same shape.
+// The successors from engine::SuccessorGenerator, in the same shape. The
+// generator edits its argument in place; that it restores it exactly (to
+// the byte) is checked here, on every state the differential tests expand.
 inline std::vector<RefSucc> engine_successors(engine::SuccessorGenerator& gen, const GlobalState& s) {
   std::vector<RefSucc> out;
-  gen.successors(s, [&](const engine::EdgeLabel& l, const GlobalState& succ, const engine::StepDetail&) {
+  GlobalState edited = s;
+  gen.successors(edited, [&](const engine::EdgeLabel& l, const GlobalState& succ, const engine::StepDetail&) {
     out.push_back(RefSucc{succ, l.arc, l.stable});
   });
+  if (edited != s) throw std::logic_error("SuccessorGenerator::successors did not restore the state it expanded");
   return out;
 }
 
