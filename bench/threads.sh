@@ -9,13 +9,16 @@
 # between runs of one network (the exploration is exact at every thread
 # count); the CSV is written anyway.
 #
-# Usage: bench/threads.sh [--quick] [--reps N] [--threads 1,2] [--max-ring N] [BUILD_DIR [OUTDIR]]
+# Usage: bench/threads.sh [--quick] [--reps N] [--threads 1,2] [--max-ring N] [--backend B] [BUILD_DIR [OUTDIR]]
 #   BUILD_DIR  default build (runs BUILD_DIR/ddsmc)
 #   OUTDIR     default BUILD_DIR/bench-threads
 #   --quick    flooding ring:5..7 only, 1 repetition (well under a minute)
 #   --reps N   repetitions per (network, threads), default 3
 #   --threads  thread counts, comma-separated, default 1,2 (1 must be among them)
 #   --max-ring largest flooding ring, default 10 (11 takes minutes per run)
+#   --backend  check's --backend (auto, compiled, interpreted), default auto
+# Besides flooding, leader election ring:3 and ring_broadcast ring:4 (fresh
+# input data) run too.
 # `seconds` is the exploration time ddsmc reports (stats.seconds),
 # `wall_seconds` the whole check (load, exploration, analysis, report).
 # Timing is wall clock: run it on an otherwise idle machine. The plot needs python3's
@@ -28,6 +31,7 @@ quick=0
 reps=3
 threads=1,2
 max_ring=10
+backend=auto
 positional=()
 while [ $# -gt 0 ]; do
   case $1 in
@@ -38,6 +42,8 @@ while [ $# -gt 0 ]; do
     --threads=*) threads=${1#--threads=} ;;
     --max-ring) max_ring=${2:?--max-ring takes a number}; shift ;;
     --max-ring=*) max_ring=${1#--max-ring=} ;;
+    --backend) backend=${2:?--backend takes a name}; shift ;;
+    --backend=*) backend=${1#--backend=} ;;
     -h|--help) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
     -*) echo "threads.sh: unknown option $1" >&2; exit 2 ;;
     *) positional+=("$1") ;;
@@ -65,6 +71,7 @@ if [ "$quick" = 1 ]; then
 else
   for n in $(seq 6 "$max_ring"); do runs+=("examples/flooding.d2c|ring:$n|always-total"); done
   runs+=("examples/leader_election.d2c|ring:3|always-total")
+  runs+=("examples/ring_broadcast.d2c|ring:4|always-total")
 fi
 
 mkdir -p "$out"
@@ -83,7 +90,7 @@ for spec in "${runs[@]}"; do
       json=$tmp/run.json
       rm -f "$json"
       t0=$(date +%s.%N)
-      "$bin" check "$model" --network "$net" --property "$prop" --threads "$t" --json "$json" \
+      "$bin" check "$model" --network "$net" --property "$prop" --threads "$t" --backend "$backend" --json "$json" \
         > "$tmp/stdout" 2> "$tmp/stderr" || true  # the exit code carries the verdict
       t1=$(date +%s.%N)
       if [ ! -s "$json" ]; then
