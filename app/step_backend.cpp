@@ -1,6 +1,5 @@
 #include "app/step_backend.hpp"
 
-#include <chrono>
 #include <cstdio>
 
 namespace ddsmc::app {
@@ -8,7 +7,6 @@ namespace ddsmc::app {
 std::optional<StepBackend> choose_step_backend(const std::string& option, const engine::CompiledModel& cm, bool say) {
   StepBackend b;
   if (option == "interpreted") return b;
-  const auto t0 = std::chrono::steady_clock::now();
   auto loaded = engine::CompiledStepLibrary::load(cm);
   if (!loaded.library) {
     if (option == "compiled") {
@@ -22,14 +20,12 @@ std::optional<StepBackend> choose_step_backend(const std::string& option, const 
     return b;
   }
   b.compiled = std::move(loaded.library);
-  if (!b.compiled->from_cache())
-    b.compile_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (say && option == "auto") {
     if (b.compiled->from_cache())
       std::fprintf(stderr, "ddsmc: backend compiled (%s, cached)\n", b.compiled->object_path().c_str());
     else
       std::fprintf(stderr, "ddsmc: backend compiled (%s, compiled in %.2f s)\n", b.compiled->object_path().c_str(),
-                   b.compile_seconds);
+                   b.compile_seconds());
   }
   return b;
 }

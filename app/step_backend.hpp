@@ -14,7 +14,8 @@ namespace ddsmc::app {
 
 struct StepBackend {
   std::shared_ptr<const engine::CompiledStepLibrary> compiled;  // null: the interpreter
-  double compile_seconds = 0;  // spent generating and compiling (0 when the object was cached)
+  // Spent generating and compiling the step (0 when the object was cached, or interpreted).
+  double compile_seconds() const { return compiled ? compiled->compile_seconds() : 0; }
   const char* name() const { return compiled ? "compiled" : "interpreted"; }
 };
 

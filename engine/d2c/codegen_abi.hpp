@@ -1,8 +1,8 @@
 // ddsmc compiled-step ABI, version 1 (see engine/d2c/codegen.hpp).
 // Plain structs shared by ddsmc and the C++ it generates for a model's step
 // function; codegen.cpp embeds this exact text at the top of every
-// generated file (a test checks that the two agree), so the generated
-// code includes no ddsmc header.
+// generated file (the build makes its string literal from this header,
+// engine/CMakeLists.txt), so the generated code includes no ddsmc header.
 #pragma once
 #include <cstddef>
 #include <cstdint>

@@ -182,6 +182,9 @@ void evict(const std::string& dir) {
 
 CompiledStepLibrary::Loaded CompiledStepLibrary::load(const CompiledModel& cm, const CompiledStepOptions& opts) {
   Loaded res;
+  // compile_seconds(): generating and compiling, from here to the object in
+  // the cache (0 when it was there already).
+  const auto t0 = std::chrono::steady_clock::now();
   GeneratedStep gen = generate_step_source(cm);
   if (!gen.ok) {
     res.error = gen.reason;
@@ -220,12 +223,10 @@ CompiledStepLibrary::Loaded CompiledStepLibrary::load(const CompiledModel& cm, c
     }
     const std::string log = lib->source_path_ + ".log";
     const std::string tmp = temporary(lib->object_path_);
-    const auto t0 = std::chrono::steady_clock::now();
     std::vector<std::string> args{compiler};
     for (const char* f : kFlags) args.emplace_back(f);
     args.insert(args.end(), {"-o", tmp, lib->source_path_});
     int rc = run(args, log);
-    lib->compile_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (rc != 0) {
       fs::remove(tmp, ec);
       // Out of memory (a memory limit the compiler inherited, say) is not
@@ -253,6 +254,7 @@ CompiledStepLibrary::Loaded CompiledStepLibrary::load(const CompiledModel& cm, c
       res.error = "cannot rename " + tmp + ": " + ec.message();
       return res;
     }
+    lib->compile_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     evict(dir);
   }
   lib->handle_ = dlopen(lib->object_path_.c_str(), RTLD_NOW | RTLD_LOCAL);

@@ -37,7 +37,9 @@ class CompiledStepLibrary {
   const std::string& source_path() const { return source_path_; }
   const std::string& object_path() const { return object_path_; }
   bool from_cache() const { return from_cache_; }      // the object was already there
-  double compile_seconds() const { return compile_s_; }  // 0 when cached
+  // Seconds load() spent generating the source and compiling it into the
+  // cache; 0 when the object was cached.
+  double compile_seconds() const { return compile_s_; }
 
  private:
   CompiledStepLibrary() = default;

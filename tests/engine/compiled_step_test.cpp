@@ -48,6 +48,18 @@ std::string result_string(const engine::StepResult& r) {
   return "db " + words(r.db) + " sent " + words(r.sent) + " dropped " + words(r.dropped);
 }
 
+// "" when the interpreter's outcomes `a` and the compiled step's `b` are the
+// same, in the same order; else the first difference.
+std::string outcome_difference(const std::vector<engine::StepResult>& a, const std::vector<engine::StepResult>& b) {
+  if (a.size() != b.size())
+    return std::to_string(a.size()) + " outcomes interpreted, " + std::to_string(b.size()) + " compiled";
+  for (size_t k = 0; k < a.size(); ++k)
+    if (a[k].db != b[k].db || a[k].sent != b[k].sent || a[k].dropped != b[k].dropped)
+      return "outcome " + std::to_string(k) + ": interpreted " + result_string(a[k]) + ", compiled " +
+             result_string(b[k]);
+  return "";
+}
+
 // Explores the model with the interpreter and compares both evaluators on
 // every step of every stored state. Returns "" when they agree, the
 // generator's refusal as "refused: ..." or the first difference.
@@ -93,12 +105,7 @@ std::string compare_model(const model::Model& m, uint64_t max_states, Counts& co
           compiled.evaluate(in, [&](const engine::StepResult& r) { b.push_back(r); });
           ++counts.steps;
           counts.outcomes += a.size();
-          if (a.size() != b.size())
-            problem = std::to_string(a.size()) + " outcomes interpreted, " + std::to_string(b.size()) + " compiled";
-          for (size_t k = 0; k < a.size() && problem.empty(); ++k)
-            if (a[k].db != b[k].db || a[k].sent != b[k].sent || a[k].dropped != b[k].dropped)
-              problem = "outcome " + std::to_string(k) + ": interpreted " + result_string(a[k]) + ", compiled " +
-                        result_string(b[k]);
+          problem = outcome_difference(a, b);
           if (!problem.empty())
             problem += "\n  at state " + std::to_string(id) + ", arc " + std::to_string(arc) + ", payload " +
                        words(payload) + ", input " + words(input) + ", db " + words(s.dbs[ends.dst]) +
@@ -120,6 +127,8 @@ std::optional<model::Model> load_file(const std::string& path) {
 
 }  // namespace
 
+// The literal is generated from the header at build time (engine/CMakeLists.txt):
+// this checks that generation (delimiters, nothing lost or added).
 TEST(CompiledStep, AbiTextMatchesHeader) {
   EXPECT_EQ(engine::codegen_abi_text(), test::read_text(test::source_path("engine/d2c/codegen_abi.hpp")));
 }
@@ -200,39 +209,6 @@ TEST(CompiledStep, RandomProgramsAgreeWithTheInterpreter) {
 
 namespace {
 
-// A random StepInput for a program (as the reference step tests draw them):
-// a random node, a DB of up to 8 random state facts over the fixed
-// constants, two fresh ids and the neighbourhood's names, a message from
-// the node or a neighbour, up to two input facts.
-RefStepInput random_input(Rng& rng, const model::Model& m) {
-  RefStepInput in;
-  in.node = uni(rng, 0, static_cast<uint32_t>(m.network.num_nodes()) - 1);
-  std::vector<model::NodeId> sources{in.node};
-  for (model::NodeId k : m.network.neighbors(in.node)) sources.push_back(k);
-  in.msg_src = pick(rng, sources);
-  std::vector<model::ConstId> pool;
-  const auto fixed = static_cast<uint32_t>(m.constants.size());
-  for (model::ConstId c = 0; c < fixed + 2; ++c) pool.push_back(c);
-  for (model::NodeId k : sources) pool.push_back(m.node_const[k]), pool.push_back(m.node_const[k]);
-  auto fact_of = [&](model::PredId p) {
-    Fact f{p, {}};
-    for (uint32_t k = 0; k < m.preds[p].arity; ++k) f.args.push_back(pick(rng, pool));
-    return f;
-  };
-  std::vector<model::PredId> state, input, transport;
-  for (model::PredId p = 0; p < m.preds.size(); ++p) {
-    if (p == model::kMyName || p == model::kNeighbor) continue;
-    auto k = m.preds[p].kind;
-    (k == model::PredKind::State ? state : k == model::PredKind::Input ? input : transport).push_back(p);
-  }
-  const uint32_t ndb = uni(rng, 0, 8);
-  for (uint32_t i = 0; i < ndb; ++i) in.db.insert(fact_of(pick(rng, state)));
-  in.msg = fact_of(pick(rng, transport));
-  if (!input.empty())
-    for (uint32_t i = uni(rng, 0, 2); i > 0; --i) in.input.insert(fact_of(pick(rng, input)));
-  return in;
-}
-
 // Both evaluators on random inputs of one program; "" when they agree.
 std::string compare_random_inputs(Rng& rng, const model::Model& m, uint32_t cases, Counts& counts, uint64_t& multi) {
   const engine::CompiledModel cm = engine::compile(m);
@@ -243,7 +219,7 @@ std::string compare_random_inputs(Rng& rng, const model::Model& m, uint32_t case
   std::vector<engine::StepResult> a, b;
   ++counts.models;
   for (uint32_t c = 0; c < cases; ++c) {
-    const RefStepInput ri = random_input(rng, m);
+    const RefStepInput ri = random_step_input(rng, m);
     std::vector<Word> db = to_words(ri.db), input = to_words(ri.input), msg = to_words(ri.msg);
     engine::StepInput in{ri.node, &db, ri.msg_src, msg.data(), &input};
     a.clear();
@@ -253,13 +229,7 @@ std::string compare_random_inputs(Rng& rng, const model::Model& m, uint32_t case
     ++counts.steps;
     counts.outcomes += a.size();
     multi += a.size() > 1;
-    std::string problem;
-    if (a.size() != b.size())
-      problem = std::to_string(a.size()) + " outcomes interpreted, " + std::to_string(b.size()) + " compiled";
-    for (size_t k = 0; k < a.size() && problem.empty(); ++k)
-      if (a[k].db != b[k].db || a[k].sent != b[k].sent || a[k].dropped != b[k].dropped)
-        problem = "outcome " + std::to_string(k) + ": interpreted " + result_string(a[k]) + ", compiled " +
-                  result_string(b[k]);
+    const std::string problem = outcome_difference(a, b);
     if (!problem.empty())
       return problem + "\n  input: " + step_input_string(m, ri) + "\n  generated: " + loaded.library->source_path();
   }

@@ -23,47 +23,6 @@ using namespace ddsmc::reftest;
 
 namespace {
 
-// A random step input for node programs of `m`: a random node, a random DB of
-// state facts, a message from the node itself or a neighbour, an input DB.
-// Arguments come from the fixed constants and a few fresh ids.
-RefStepInput random_step_input(Rng& rng, const model::Model& m) {
-  RefStepInput in;
-  const uint32_t nodes = static_cast<uint32_t>(m.network.num_nodes());
-  in.node = uni(rng, 0, nodes - 1);
-  std::vector<NodeId> sources{in.node};
-  for (NodeId k : m.network.neighbors(in.node)) sources.push_back(k);
-  in.msg_src = pick(rng, sources);
-
-  std::vector<ConstId> pool;
-  const uint32_t fixed = static_cast<uint32_t>(m.constants.size());
-  for (ConstId c = 0; c < fixed; ++c) pool.push_back(c);
-  for (ConstId c = fixed; c < fixed + 2; ++c) pool.push_back(c);
-  // Node names of the node and its neighbours, more often.
-  for (NodeId k : sources) pool.push_back(m.node_const[k]), pool.push_back(m.node_const[k]);
-  auto fact_of = [&](PredId p) {
-    Fact f{p, {}};
-    for (uint32_t k = 0; k < m.preds[p].arity; ++k) f.args.push_back(pick(rng, pool));
-    return f;
-  };
-  std::vector<PredId> state, input, transport;
-  for (PredId p = 0; p < m.preds.size(); ++p) {
-    if (p == model::kMyName || p == model::kNeighbor) continue;
-    switch (m.preds[p].kind) {
-      case model::PredKind::State: state.push_back(p); break;
-      case model::PredKind::Input: input.push_back(p); break;
-      case model::PredKind::Transport: transport.push_back(p); break;
-    }
-  }
-  uint32_t ndb = uni(rng, 0, 8);
-  for (uint32_t i = 0; i < ndb; ++i) in.db.insert(fact_of(pick(rng, state)));
-  in.msg = fact_of(pick(rng, transport));
-  if (!input.empty()) {
-    uint32_t ni = uni(rng, 0, 2);
-    for (uint32_t i = 0; i < ni; ++i) in.input.insert(fact_of(pick(rng, input)));
-  }
-  return in;
-}
-
 struct Totals {
   uint64_t programs = 0, rejected = 0, cases = 0, multi = 0, with_sent = 0, with_dropped = 0, with_db = 0;
 };
