@@ -56,7 +56,7 @@ void Expander::load(uint32_t root) {
     const uint32_t id = base_[store_.position(p)];
     if (decoded_[p] == id) continue;
     decoded_[p] = hashing::TreeStore::kUnknown;
-    auto& words = p < layout.num_nodes ? current_.dbs[p] : current_.channels[p - layout.num_nodes];
+    auto& words = hashing::part_words(current_, layout.num_nodes, p);
     if (!hashing::decode_part(store_.leaf(id), layout, p, words)) throw std::logic_error("stored state does not decode");
     decoded_[p] = id;
   }
@@ -190,9 +190,8 @@ uint32_t Expander::intern_against_source(const hashing::GlobalState& c, const st
         continue;
       }
     }
-    const bool same = p < layout.num_nodes ? c.dbs[p] == current_.dbs[p]
-                                           : c.channels[p - layout.num_nodes] == current_.channels[p - layout.num_nodes];
-    if (!changed || !same) differing_.push_back(p);
+    if (!changed || hashing::part_words(c, layout.num_nodes, p) != hashing::part_words(current_, layout.num_nodes, p))
+      differing_.push_back(p);
   }
   encode_changed(c, differing_);
   return store_.intern_patched(base_.data(), parts_);
@@ -202,10 +201,8 @@ bool Expander::repeats_previous(const EdgeLabel& label, const hashing::GlobalSta
   if (!previous_.valid || !info.changed_parts || !(label == previous_.label) || *info.changed_parts != previous_.parts)
     return false;
   const uint32_t nodes = system_.layout().num_nodes;
-  for (size_t i = 0; i < previous_.parts.size(); ++i) {
-    const uint32_t p = previous_.parts[i];
-    if ((p < nodes ? succ.dbs[p] : succ.channels[p - nodes]) != previous_.words[i]) return false;
-  }
+  for (size_t i = 0; i < previous_.parts.size(); ++i)
+    if (hashing::part_words(succ, nodes, previous_.parts[i]) != previous_.words[i]) return false;
   return true;
 }
 
@@ -219,10 +216,7 @@ void Expander::remember(const EdgeLabel& label, const hashing::GlobalState& succ
   previous_.parts = *info.changed_parts;
   const uint32_t nodes = system_.layout().num_nodes;
   if (previous_.words.size() < previous_.parts.size()) previous_.words.resize(previous_.parts.size());
-  for (size_t i = 0; i < previous_.parts.size(); ++i) {
-    const uint32_t p = previous_.parts[i];
-    previous_.words[i] = p < nodes ? succ.dbs[p] : succ.channels[p - nodes];
-  }
+  for (size_t i = 0; i < previous_.parts.size(); ++i) previous_.words[i] = hashing::part_words(succ, nodes, previous_.parts[i]);
 }
 
 hashing::CanonicalStats Expander::stats() const {

@@ -172,7 +172,7 @@ void encode_segmented(const GlobalState& s, const StateLayout& layout, Segmented
   for (uint32_t part = 0; part < parts; ++part) {
     out.begin[part] = static_cast<uint32_t>(p - start);
     const bool node = part < layout.num_nodes;
-    p = put_part(p, node ? s.dbs[part] : s.channels[part - layout.num_nodes], layout, node ? 0 : 1);
+    p = put_part(p, part_words(s, layout.num_nodes, part), layout, node ? 0 : 1);
   }
   out.begin[parts] = static_cast<uint32_t>(p - start);
   out.bytes.resize(static_cast<size_t>(p - start));
@@ -183,7 +183,7 @@ void encode_patched(const SegmentedEncoding& base, const GlobalState& s, const S
   size_t extra = 0;
   for (size_t i = 0; i < num_changed; ++i) {
     uint32_t part = changed[i];
-    extra += 5 * ((part < layout.num_nodes ? s.dbs[part] : s.channels[part - layout.num_nodes]).size() + 1);
+    extra += encode_part_bound(s, layout, part);
   }
   out.resize(base.bytes.size() + extra);
   char* p = out.data();
@@ -205,14 +205,14 @@ void encode_patched(const SegmentedEncoding& base, const GlobalState& s, const S
 
 void encode_part(const GlobalState& s, const StateLayout& layout, uint32_t part, std::string& out) {
   const bool node = part < layout.num_nodes;
-  const auto& words = node ? s.dbs[part] : s.channels[part - layout.num_nodes];
+  const auto& words = part_words(s, layout.num_nodes, part);
   out.resize(5 * (words.size() + 1));
   out.resize(static_cast<size_t>(put_part(out.data(), words, layout, node ? 0 : 1) - out.data()));
 }
 
 char* encode_part(const GlobalState& s, const StateLayout& layout, uint32_t part, char* out) {
   const bool node = part < layout.num_nodes;
-  return put_part(out, node ? s.dbs[part] : s.channels[part - layout.num_nodes], layout, node ? 0 : 1);
+  return put_part(out, part_words(s, layout.num_nodes, part), layout, node ? 0 : 1);
 }
 
 std::string encode(const GlobalState& s, const StateLayout& layout) {

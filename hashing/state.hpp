@@ -38,6 +38,15 @@ struct GlobalState {
   friend bool operator==(const GlobalState&, const GlobalState&) = default;
 };
 
+// The words of part p of s: node p's DB, or, from num_nodes on, arc
+// p - num_nodes's channel (the parts of SegmentedEncoding, in that order).
+inline const std::vector<Word>& part_words(const GlobalState& s, uint32_t num_nodes, uint32_t p) {
+  return p < num_nodes ? s.dbs[p] : s.channels[p - num_nodes];
+}
+inline std::vector<Word>& part_words(GlobalState& s, uint32_t num_nodes, uint32_t p) {
+  return p < num_nodes ? s.dbs[p] : s.channels[p - num_nodes];
+}
+
 // One encoder and one decoder for everything that stores, hashes or sends a
 // state: LEB128 varints of the words above, nodes first, then arcs, each
 // prefixed by its fact (or entry) count.
@@ -61,7 +70,7 @@ void encode_part(const GlobalState& s, const StateLayout& layout, uint32_t part,
 // The same bytes written at `out`, which has room for encode_part_bound();
 // returns the end. For the hot path: no string, nothing zero-filled.
 inline size_t encode_part_bound(const GlobalState& s, const StateLayout& layout, uint32_t part) {
-  return 5 * ((part < layout.num_nodes ? s.dbs[part] : s.channels[part - layout.num_nodes]).size() + 1);
+  return 5 * (part_words(s, layout.num_nodes, part).size() + 1);
 }
 char* encode_part(const GlobalState& s, const StateLayout& layout, uint32_t part, char* out);
 
