@@ -231,13 +231,20 @@ int run_check(const CheckOptions& opts) {
   // others then find its object in the cache (or, on a machine that does
   // not share it, compile their own). A --backend compiled that cannot be
   // had is refused before any output is touched.
+  // The compiler runs under the check's memory limit (--memory is per
+  // process; by default the ranks on one machine share it).
+  const uint64_t memory_limit = opts.memory ? *parse_memory_size(*opts.memory)
+                                            : default_memory_limit() / uint64_t(ranks ? ranks->ranks_on_node() : 1);
+  engine::CompiledStepOptions compiler;
+  compiler.memory_bytes = memory_limit;
+  compiler.stop = &stop_requests();
   std::optional<engine::CompiledModel> compiled_model;
   std::optional<StepBackend> backend;
   if (!setup) {
     compiled_model.emplace(engine::compile(*m));
-    if (root) backend = choose_step_backend(opts.backend, *compiled_model, true);
+    if (root) backend = choose_step_backend(opts.backend, *compiled_model, true, compiler);
     if (ranks) ranks->worst(0);
-    if (!root) backend = choose_step_backend(opts.backend, *compiled_model, false);
+    if (!root) backend = choose_step_backend(opts.backend, *compiled_model, false, compiler);
     if (!backend) setup = kExitUsage;
     if (ranks) setup = ranks->worst(setup);
   }
@@ -261,9 +268,6 @@ int run_check(const CheckOptions& opts) {
   const engine::CompiledModel& cm = *compiled_model;
   engine::Cancellation cancel(stop_requests());
   begin_graceful_stop();
-  // --memory is per process; by default the ranks on one machine share it.
-  const uint64_t memory_limit = opts.memory ? *parse_memory_size(*opts.memory)
-                                            : default_memory_limit() / uint64_t(ranks ? ranks->ranks_on_node() : 1);
   MemoryWatch watch(memory_limit);
   engine::ExploreOptions eo;
   eo.threads = pool.threads();

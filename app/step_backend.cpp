@@ -4,18 +4,24 @@
 
 namespace ddsmc::app {
 
-std::optional<StepBackend> choose_step_backend(const std::string& option, const engine::CompiledModel& cm, bool say) {
+std::optional<StepBackend> choose_step_backend(const std::string& option, const engine::CompiledModel& cm, bool say,
+                                               engine::CompiledStepOptions compiler) {
   StepBackend b;
   if (option == "interpreted") return b;
-  auto loaded = engine::CompiledStepLibrary::load(cm);
+  compiler.only_if_profitable = option == "auto";
+  auto loaded = engine::CompiledStepLibrary::load(cm, compiler);
+  if (say)
+    for (const auto& w : loaded.warnings) std::fprintf(stderr, "ddsmc: warning: %s\n", w.c_str());
   if (!loaded.library) {
     if (option == "compiled") {
       if (say) std::fprintf(stderr, "ddsmc: --backend compiled: %s\n", loaded.error.c_str());
       return std::nullopt;
     }
-    // A model the generator cannot mirror, or no compiler: the interpreter
-    // is the reference and always works. A compile or load error is a bug
-    // and is said as one, but the check still runs.
+    // A model the generator cannot mirror or that is not worth compiling,
+    // no compiler, an untrusted cache, a compiler that fails or takes too
+    // long: the interpreter is the reference and always works. The reason
+    // is said in the user's terms ("ddsmc bug" only when the generated
+    // code did not compile), and the check still runs.
     if (say) std::fprintf(stderr, "ddsmc: backend interpreted (%s)\n", loaded.error.c_str());
     return b;
   }

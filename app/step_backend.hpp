@@ -23,8 +23,12 @@ struct StepBackend {
 // - "interpreted": the interpreter;
 // - "compiled": the model's compiled step, loaded from the cache or compiled
 //   now; nullopt when that cannot be done (why is printed when `say`);
-// - "auto": the compiled step when it can be had, else the interpreter;
-//   which one, and why not compiled, is printed once when `say`.
-std::optional<StepBackend> choose_step_backend(const std::string& option, const engine::CompiledModel& cm, bool say);
+// - "auto": the compiled step when it can be had and is worth compiling
+//   (CompiledStepOptions::only_if_profitable), else the interpreter; which
+//   one, and why not compiled, is printed once when `say`.
+// `compiler`: the limits of the compiler (memory, stop); the warnings of the
+// cache (a damaged entry rebuilt) are printed when `say`.
+std::optional<StepBackend> choose_step_backend(const std::string& option, const engine::CompiledModel& cm, bool say,
+                                               engine::CompiledStepOptions compiler = {});
 
 }  // namespace ddsmc::app

@@ -63,7 +63,9 @@ std::string temp_file(const std::string& content, const std::string& suffix) {
 
 std::string failing_compiler() {
   const std::string path =
-      temp_file("#!/bin/sh\n[ \"$1\" = --version ] && { echo broken-cc 1.0; exit 0; }\necho 'broken-cc: cannot compile' >&2\nexit 1\n", ".sh");
+      temp_file("#!/bin/sh\n[ \"$1\" = --version ] && { echo broken-cc 1.0; exit 0; }\n"
+                "for a; do last=$a; done\necho \"$last:1:1: error: broken-cc: cannot compile\" >&2\nexit 1\n",
+                ".sh");
   chmod(path.c_str(), 0755);
   return path;
 }

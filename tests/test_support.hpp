@@ -67,7 +67,8 @@ bool built_with_address_sanitizer();
 std::string temp_file(const std::string& content, const std::string& suffix = ".d2c");
 std::string temp_dir();
 // A stand-in C++ compiler for the compiled step's failure paths: it answers
-// --version (so it is found) and fails to compile anything.
+// --version (so it is found) and fails to compile anything, with an error
+// that points into the source (as a compiler that rejects generated code).
 std::string failing_compiler();
 std::string read_text(const std::string& path);
 

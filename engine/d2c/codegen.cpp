@@ -292,6 +292,7 @@ class Gen {
     entry_points(o);
     g.ok = true;
     g.source = o.str();
+    for (const RulePlan& p : cm_.rules) g.deepest_rule = std::max(g.deepest_rule, p.steps.size());
     return g;
   }
 
@@ -776,7 +777,7 @@ class Gen {
 
   void entry_points(std::ostream& o) {
     o << "\n// ---- entry points ------------------------------------------------------\n"
-      << "extern \"C\" uint32_t ddsmc_gen_abi_version() { return 1; }\n"
+      << "extern \"C\" uint32_t ddsmc_gen_abi_version() { return 2; }\n"
       << "extern \"C\" void* ddsmc_gen_new() { return new S(); }\n"
       << "extern \"C\" void ddsmc_gen_free(void* state) { delete static_cast<S*>(state); }\n"
       << "extern \"C\" void ddsmc_gen_step(void* state, const ddsmc_gen::Input* in, const ddsmc_gen::Hooks* hooks) {\n"

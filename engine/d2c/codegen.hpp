@@ -21,6 +21,7 @@ struct GeneratedStep {
   bool ok = false;
   std::string source;  // when ok: the whole translation unit
   std::string reason;  // when not ok: "unsupported: ..."
+  size_t deepest_rule = 0;  // the most plan steps of one rule: the nesting depth of its join's loops
 };
 
 // Never throws on a model: a model the generator cannot mirror exactly is

@@ -1,4 +1,4 @@
-// ddsmc compiled-step ABI, version 1 (see engine/d2c/codegen.hpp).
+// ddsmc compiled-step ABI, version 2 (see engine/d2c/codegen.hpp).
 // Plain structs shared by ddsmc and the C++ it generates for a model's step
 // function; codegen.cpp embeds this exact text at the top of every
 // generated file (the build makes its string literal from this header,
@@ -40,4 +40,8 @@ uint32_t ddsmc_gen_abi_version();
 void* ddsmc_gen_new();
 void ddsmc_gen_free(void* state);
 void ddsmc_gen_step(void* state, const ddsmc_gen::Input* in, const ddsmc_gen::Hooks* hooks);
+// The fingerprint (32 hex digits) of the generated text that precedes its
+// definition, which compiled_step.cpp appends: a loaded object proves with
+// it which source it was built from (version 2).
+const char* ddsmc_gen_source_fingerprint();
 }

@@ -2,26 +2,24 @@
 
 #include <dlfcn.h>
 #include <fcntl.h>
-#include <spawn.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
+#include <pwd.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
-#include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <optional>
-#include <sstream>
 
 #include "engine/d2c/codegen.hpp"
 #include "engine/d2c/codegen_abi.hpp"
-
-extern char** environ;
+#include "engine/d2c/compiler_run.hpp"
+#include "engine/d2c/step_cache.hpp"
+#include "hashing/fingerprint.hpp"
 
 #ifndef DDSMC_CXX_COMPILER
 #define DDSMC_CXX_COMPILER "c++"
@@ -30,23 +28,16 @@ extern char** environ;
 namespace ddsmc::engine {
 namespace {
 
-namespace fs = std::filesystem;
-
 // The compile command (hashed with the source: another compiler or other
 // flags make another object).
 const char* const kFlags[] = {"-std=c++17", "-O2", "-shared", "-fPIC", "-w"};
+constexpr double kDefaultTimeout = 60;
+constexpr double kVersionTimeout = 20;
 
-uint64_t fnv1a(const std::string& s, uint64_t h = 0xcbf29ce484222325ull) {
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 0x100000001b3ull;
-  }
-  return h;
-}
-
-std::string hex(uint64_t v) {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+std::string hex128(const hashing::Fingerprint& f) {
+  char buf[33];
+  std::snprintf(buf, sizeof buf, "%016llx%016llx", static_cast<unsigned long long>(f.hi),
+                static_cast<unsigned long long>(f.lo));
   return buf;
 }
 
@@ -55,130 +46,175 @@ std::string env_or(const char* name, const std::string& fallback) {
   return v && *v ? std::string(v) : fallback;
 }
 
-std::string default_cache_dir() {
+// The cache directory the options and the environment name; "" when there
+// is none (no home directory): then nothing is cached.
+std::string cache_dir(const CompiledStepOptions& o) {
+  if (!o.cache_dir.empty()) return o.cache_dir;
   if (const char* d = std::getenv("DDSMC_CACHE_DIR"); d && *d) return d;
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/ddsmc";
   if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/ddsmc";
-  return "/tmp/ddsmc-cache-" + std::to_string(getuid());
+  if (const passwd* pw = ::getpwuid(::geteuid()); pw && pw->pw_dir && *pw->pw_dir)
+    return std::string(pw->pw_dir) + "/.cache/ddsmc";
+  return {};
 }
 
-// The first 64 KiB of a file (a compiler log).
-std::string read_small(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::string text(64 * 1024, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<size_t>(in.gcount()));
-  return text;
-}
-
-// A temporary name no other process (on any host sharing the cache) uses.
-std::string temporary(const std::string& path) {
-  char host[256] = {0};
-  gethostname(host, sizeof host - 1);
-  return path + ".tmp." + host + "." + std::to_string(getpid());
-}
-
-// Writes `text` to `path` through a temporary name and a rename, so that a
-// concurrent process never sees half a file.
-bool write_atomically(const std::string& path, const std::string& text) {
-  const std::string tmp = temporary(path);
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    out << text;
-    if (!out.flush()) return false;
+CompilerLimits limits_of(const CompiledStepOptions& o) {
+  CompilerLimits l;
+  l.timeout_s = o.timeout_s;
+  if (l.timeout_s < 0) {
+    const char* t = std::getenv("DDSMC_COMPILE_TIMEOUT");
+    char* end = nullptr;
+    const double v = t && *t ? std::strtod(t, &end) : -1;
+    l.timeout_s = v >= 0 && end && *end == '\0' ? v : kDefaultTimeout;
   }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  return !ec;
-}
-
-// Runs `argv` with stdout and stderr into the file `log` (or, with `output`
-// set, into *output through a pipe); returns its exit status (-1 if it could
-// not be started).
-int run(const std::vector<std::string>& args, const std::string& log, std::string* output = nullptr) {
-  std::vector<char*> argv;
-  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  int pipefd[2] = {-1, -1};
-  if (output && pipe(pipefd) != 0) return -1;
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  if (output) {
-    posix_spawn_file_actions_adddup2(&fa, pipefd[1], 1);
-    posix_spawn_file_actions_addclose(&fa, pipefd[0]);
-    posix_spawn_file_actions_addclose(&fa, pipefd[1]);
-  } else {
-    posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  }
-  posix_spawn_file_actions_adddup2(&fa, 1, 2);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  pid_t pid = -1;
-  int rc = posix_spawnp(&pid, args[0].c_str(), &fa, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  if (output) {
-    close(pipefd[1]);
-    char buf[4096];
-    ssize_t n;
-    while (rc == 0 && ((n = read(pipefd[0], buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR)))
-      if (n > 0) output->append(buf, static_cast<size_t>(n));
-    close(pipefd[0]);
-  }
-  if (rc != 0) return -1;
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  l.memory_bytes = o.memory_bytes;
+  l.stop = o.stop;
+  return l;
 }
 
 // What `compiler --version` prints, which goes into the cache key (another
-// compiler version under the same name makes another object); nullopt when
-// the compiler cannot be run at all. Asked once per compiler and process.
-std::optional<std::string> compiler_version(const std::string& compiler) {
+// compiler version under the same name makes another object); nullopt with
+// `why` when the compiler cannot be run or does not answer. Asked once per
+// compiler and process when it answers.
+std::optional<std::string> compiler_version(const std::string& compiler, CompilerLimits limits, std::string& why) {
   static std::mutex mu;
-  static std::map<std::string, std::optional<std::string>> known;
+  static std::map<std::string, std::string> known;
   std::lock_guard<std::mutex> lock(mu);
-  auto it = known.find(compiler);
-  if (it != known.end()) return it->second;
-  std::string out;
-  std::optional<std::string> v;
-  if (run({compiler, "--version"}, "", &out) == 0) v = out;
-  return known[compiler] = v;
+  if (auto it = known.find(compiler); it != known.end()) return it->second;
+  if (limits.timeout_s <= 0 || limits.timeout_s > kVersionTimeout) limits.timeout_s = kVersionTimeout;
+  const CompilerRun run = run_compiler({compiler, "--version"}, limits);
+  if (run.ok()) return known[compiler] = run.output;
+  switch (run.end) {
+    case CompilerRun::End::NotStarted: why = compiler + " cannot be run (" + std::strerror(run.code) + ")"; break;
+    case CompilerRun::End::TimedOut:
+      why = compiler + " --version did not answer within " + std::to_string(static_cast<int>(limits.timeout_s)) + " s";
+      break;
+    case CompilerRun::End::Exited: why = compiler + " --version exited with " + std::to_string(run.code); break;
+    case CompilerRun::End::Signalled:
+      why = compiler + " --version was killed by signal " + std::to_string(run.code);
+      break;
+    case CompilerRun::End::Stopped: why = compiler + " --version was interrupted"; break;
+  }
+  return std::nullopt;  // (asked again next time: a limit or a signal may have been the cause)
 }
 
-// Keeps the cache to kKeepObjects objects: the least recently used ones
-// (by modification time, which a cache hit refreshes) go with their source
-// and log, and so do temporary files left by a killed compile. Best effort:
-// another process may be removing the same files.
-constexpr size_t kKeepObjects = 256;
+// Creates `path` (never following a symlink, never reusing a file) with `text`.
+bool write_new(const std::string& path, const std::string& text) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return false;
+  std::string_view rest = text;
+  while (!rest.empty()) {
+    const ssize_t n = ::write(fd, rest.data(), rest.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    rest.remove_prefix(static_cast<size_t>(n));
+  }
+  return ::close(fd) == 0 && rest.empty();
+}
 
-void evict(const std::string& dir) {
-  std::error_code ec;
-  std::vector<std::pair<fs::file_time_type, fs::path>> objects;
-  const auto now = fs::file_time_type::clock::now();
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
-    const std::string name = e.path().filename().string();
-    if (name.rfind("step-", 0) != 0) continue;
-    const auto t = e.last_write_time(ec);
-    if (ec) continue;
-    if (name.find(".tmp.") != std::string::npos) {
-      if (now - t > std::chrono::hours(24)) fs::remove(e.path(), ec);
-    } else if (e.path().extension() == ".so") {
-      objects.emplace_back(t, e.path());
+void replace_all(std::string& text, const std::string& from, const std::string& to) {
+  for (size_t at = 0; (at = text.find(from, at)) != std::string::npos; at += to.size()) text.replace(at, from.size(), to);
+}
+
+using OpenFn = std::shared_ptr<CompiledStepLibrary> (*)(const std::string& path, const std::string& fp,
+                                                        std::string& error);
+
+// One compile of `source` into the cache under `key`, in a build directory
+// of its own; `open` loads and checks the result before it enters the cache.
+struct Build {
+  OpenFn open;
+  const StepCache& cache;
+  const std::string& key;
+  const std::string& source;
+  const std::string& fp;
+  const std::string& compiler;
+  const CompilerLimits& limits;
+
+  // The loaded object, now in the cache; or null with `error`.
+  std::shared_ptr<CompiledStepLibrary> run(std::string& error) const {
+    const std::optional<std::string> dir = cache.make_build_dir(error);
+    if (!dir) return nullptr;
+    auto lib = compile_and_load(*dir, error);
+    StepCache::remove_build_dir(*dir);
+    return lib;
+  }
+
+ private:
+  std::shared_ptr<CompiledStepLibrary> compile_and_load(const std::string& dir, std::string& error) const {
+    const std::string src = dir + "/step.cpp", obj = dir + "/step.so";
+    if (!write_new(src, source)) {
+      error = "cannot write " + src + ": " + std::strerror(errno);
+      return nullptr;
     }
+    std::vector<std::string> args{compiler};
+    for (const char* f : kFlags) args.emplace_back(f);
+    args.insert(args.end(), {"-o", obj, src});
+    const CompilerRun run = run_compiler(args, limits);
+    std::string ignored;
+    cache.move_in(src, "step-" + key + ".cpp", ignored);  // kept for the curious, and for the messages
+    const std::string shown = cache.path(key, ".cpp");
+    if (!run.ok()) {
+      error = fail(run, src, shown);
+      return nullptr;
+    }
+    const std::optional<std::string> sealed = StepCache::seal(obj, key, error);
+    if (!sealed) return nullptr;
+    auto lib = open(*sealed, fp, error);
+    if (!lib) error = "the compiler's output for " + shown + " cannot be used: " + error;
+    if (!lib || !cache.move_in(*sealed, "step-" + key + ".so", error)) return nullptr;
+    return lib;
   }
-  if (objects.size() <= kKeepObjects) return;
-  std::sort(objects.begin(), objects.end());
-  for (size_t i = 0; i + kKeepObjects < objects.size(); ++i) {
-    fs::path p = objects[i].second;
-    fs::remove(p, ec);
-    p.replace_extension(".cpp");
-    fs::remove(p, ec);
-    fs::remove(p.string() + ".log", ec);
-  }
-}
 
+  // The message of a failed compile (with the log kept beside the source).
+  std::string fail(const CompilerRun& run, const std::string& src, const std::string& shown) const {
+    CompileFailure f = explain_compile_failure(run, compiler, src, limits);
+    replace_all(f.message, src, shown);
+    if (run.output.empty()) return f.message;
+    std::string output = run.output, ignored;
+    replace_all(output, src, shown);
+    const std::string log = src + ".log";
+    if (!write_new(log, output) || !cache.move_in(log, "step-" + key + ".log", ignored)) return f.message;
+    return f.message + "; its output is in " + cache.path(key, ".log");
+  }
+};
+
+std::string load_problem(const std::string& path) {
+  std::string why = dlerror();
+  struct statvfs fs {};
+  const std::string dir = path.substr(0, path.rfind('/'));
+  if (::statvfs(dir.c_str(), &fs) == 0 && (fs.f_flag & ST_NOEXEC))
+    why = dir + " is on a file system mounted noexec, where no object can be loaded: set DDSMC_CACHE_DIR to a "
+                "directory elsewhere";
+  return why;
+}
 
 }  // namespace
+
+std::shared_ptr<CompiledStepLibrary> CompiledStepLibrary::open(const std::string& path, const std::string& fp,
+                                                               std::string& error) {
+  std::shared_ptr<CompiledStepLibrary> lib(new CompiledStepLibrary());
+  lib->handle_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!lib->handle_) {
+    error = "cannot load " + path + ": " + load_problem(path);
+    return nullptr;
+  }
+  auto sym = [&](const char* name) { return dlsym(lib->handle_, name); };
+  auto abi = reinterpret_cast<uint32_t (*)()>(sym("ddsmc_gen_abi_version"));
+  auto made_from = reinterpret_cast<const char* (*)()>(sym("ddsmc_gen_source_fingerprint"));
+  lib->new_ = reinterpret_cast<void* (*)()>(sym("ddsmc_gen_new"));
+  lib->free_ = reinterpret_cast<void (*)(void*)>(sym("ddsmc_gen_free"));
+  lib->step_ = reinterpret_cast<void (*)(void*, const void*, const void*)>(sym("ddsmc_gen_step"));
+  if (!abi || !made_from || !lib->new_ || !lib->free_ || !lib->step_ || abi() != 2) {
+    error = path + " lacks the step ABI v2";
+    return nullptr;
+  }
+  const char* made = made_from();
+  if (!made || fp != std::string_view(made, strnlen(made, 64))) {
+    error = path + " was built from another source than this model's";
+    return nullptr;
+  }
+  return lib;
+}
 
 CompiledStepLibrary::Loaded CompiledStepLibrary::load(const CompiledModel& cm, const CompiledStepOptions& opts) {
   Loaded res;
@@ -190,10 +226,22 @@ CompiledStepLibrary::Loaded CompiledStepLibrary::load(const CompiledModel& cm, c
     res.error = gen.reason;
     return res;
   }
+  if (opts.only_if_profitable && gen.deepest_rule > kMaxProfitableDepth) {
+    res.error = "unprofitable: a rule has " + std::to_string(gen.deepest_rule) +
+                " body items; compiling its join would take longer than interpreting it (at most " +
+                std::to_string(kMaxProfitableDepth) + " for --backend auto; --backend compiled compiles it anyway)";
+    res.unprofitable = true;
+    return res;
+  }
+  // The source proves where an object came from: it exports its fingerprint.
+  const std::string fp = hex128(hashing::fingerprint(gen.source));
+  gen.source += "\nextern \"C\" const char* ddsmc_gen_source_fingerprint() { return \"" + fp + "\"; }\n";
+  const CompilerLimits limits = limits_of(opts);
   const std::string compiler = !opts.compiler.empty() ? opts.compiler : env_or("DDSMC_CXX", DDSMC_CXX_COMPILER);
-  const std::optional<std::string> version = compiler_version(compiler);
+  std::string why;
+  const std::optional<std::string> version = compiler_version(compiler, limits, why);
   if (!version) {
-    res.error = "no compiler: " + compiler + " cannot be run (set DDSMC_CXX to a C++17 compiler)";
+    res.error = "no compiler: " + why + " (set DDSMC_CXX to a C++17 compiler)";
     res.no_compiler = true;
     return res;
   }
@@ -202,75 +250,33 @@ CompiledStepLibrary::Loaded CompiledStepLibrary::load(const CompiledModel& cm, c
   // compiler's identity and version, and the flags.
   std::string command = compiler + "\n" + *version;
   for (const char* f : kFlags) command += std::string(" ") + f;
-  const std::string key = hex(fnv1a(gen.source, fnv1a(command)));
-  const std::string dir = opts.cache_dir.empty() ? default_cache_dir() : opts.cache_dir;
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) {
-    res.error = "cannot create the cache directory " + dir + ": " + ec.message();
-    return res;
-  }
-  std::shared_ptr<CompiledStepLibrary> lib(new CompiledStepLibrary());
-  lib->source_path_ = dir + "/step-" + key + ".cpp";
-  lib->object_path_ = dir + "/step-" + key + ".so";
-  if (fs::exists(lib->object_path_)) {
-    lib->from_cache_ = true;
-    fs::last_write_time(lib->object_path_, fs::file_time_type::clock::now(), ec);  // recently used
-  } else {
-    if (!write_atomically(lib->source_path_, gen.source)) {
-      res.error = "cannot write " + lib->source_path_;
-      return res;
-    }
-    const std::string log = lib->source_path_ + ".log";
-    const std::string tmp = temporary(lib->object_path_);
-    std::vector<std::string> args{compiler};
-    for (const char* f : kFlags) args.emplace_back(f);
-    args.insert(args.end(), {"-o", tmp, lib->source_path_});
-    int rc = run(args, log);
-    if (rc != 0) {
-      fs::remove(tmp, ec);
-      // Out of memory (a memory limit the compiler inherited, say) is not
-      // a fault of the generated code.
-      if (rc > 128) {  // killed: Ctrl-C reaches the compiler too, or the OOM killer
-        res.error = "the compiler was killed by signal " + std::to_string(rc - 128) + " while compiling " +
-                    lib->source_path_;
-        return res;
+  const std::string key = hex128(hashing::fingerprint(gen.source + '\0' + command));
+  const std::string dir = cache_dir(opts);
+  std::unique_ptr<StepCache> cache = dir.empty() ? StepCache::open_temporary(res.error) : StepCache::open(dir, res.error);
+  if (!cache) return res;
+  if (dir.empty()) res.warnings.push_back("no home directory to cache the compiled step in: compiled for this run only");
+
+  std::shared_ptr<CompiledStepLibrary> lib;
+  switch (cache->verify(key, why)) {
+    case StepCache::Entry::Intact:
+      lib = open(cache->path(key, ".so"), fp, why);
+      if (lib) {
+        lib->from_cache_ = true;
+        break;
       }
-      const std::string output = read_small(log);
-      for (const char* oom : {"memory exhausted", "out of memory", "Cannot allocate memory", "std::bad_alloc",
-                              "failed to map segment"})
-        if (output.find(oom) != std::string::npos) {
-          res.error = "the compiler ran out of memory on " + lib->source_path_ + " (its output is in " + log + ")";
-          return res;
-        }
-      res.error = "ddsmc bug: the generated step function " + lib->source_path_ + " did not compile (" + compiler +
-                  (rc < 0 ? " could not be started" : " exited with " + std::to_string(rc)) +
-                  "; its output is in " + log + ")";
-      return res;
-    }
-    fs::remove(log, ec);  // empty, or warnings that -w silenced
-    fs::rename(tmp, lib->object_path_, ec);
-    if (ec) {
-      res.error = "cannot rename " + tmp + ": " + ec.message();
-      return res;
-    }
-    lib->compile_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    evict(dir);
+      [[fallthrough]];
+    case StepCache::Entry::Damaged:
+      res.warnings.push_back("the cached step " + cache->path(key, ".so") + " is not used: " + why +
+                             "; compiling it again");
+      [[fallthrough]];
+    case StepCache::Entry::Missing:
+      lib = Build{&CompiledStepLibrary::open, *cache, key, gen.source, fp, compiler, limits}.run(res.error);
+      if (!lib) return res;
+      lib->compile_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
-  lib->handle_ = dlopen(lib->object_path_.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!lib->handle_) {
-    res.error = "ddsmc bug: cannot load " + lib->object_path_ + " (from " + lib->source_path_ + "): " + dlerror();
-    return res;
-  }
-  auto sym = [&](const char* name) { return dlsym(lib->handle_, name); };
-  auto abi = reinterpret_cast<uint32_t (*)()>(sym("ddsmc_gen_abi_version"));
-  lib->new_ = reinterpret_cast<void* (*)()>(sym("ddsmc_gen_new"));
-  lib->free_ = reinterpret_cast<void (*)(void*)>(sym("ddsmc_gen_free"));
-  lib->step_ = reinterpret_cast<void (*)(void*, const void*, const void*)>(sym("ddsmc_gen_step"));
-  if (!abi || !lib->new_ || !lib->free_ || !lib->step_ || abi() != 1) {
-    res.error = "ddsmc bug: " + lib->object_path_ + " (from " + lib->source_path_ + ") lacks the step ABI v1";
-    return res;
-  }
+  lib->source_path_ = cache->path(key, ".cpp");
+  lib->object_path_ = cache->path(key, ".so");
+  if (!cache->temporary()) cache->evict(key);  // after the load: never the object just used
   res.library = std::move(lib);
   return res;
 }

@@ -1,11 +1,20 @@
-// The compiled step back-end, part 2 (issue 9, prototype): the generated
-// source (codegen.hpp) written into a cache directory under a hash of its
-// text, compiled with the system compiler into a shared object, loaded with
-// dlopen, and wrapped with StepEvaluator's interface.
+// The compiled step back-end, part 2 (issue 9; hardened by issue 20): the
+// generated source (codegen.hpp) compiled with the system compiler into a
+// shared object in a private cache (step_cache.hpp says what is trusted
+// there), loaded with dlopen, and wrapped with StepEvaluator's interface.
+//
+// Invariant: ddsmc runs only an object it built for this very source: the
+// cache entry is verified before it is loaded (owner, mode, the seal over
+// key and bytes, ELF structure), and the loaded object must export the
+// fingerprint of the source generated now. A damaged or foreign entry is
+// built anew (a warning says why), never used. The compiler runs under a
+// time limit, the memory limit, and dies with ddsmc (compiler_run.hpp).
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "engine/cancel.hpp"
 #include "engine/d2c/compile.hpp"
@@ -15,9 +24,23 @@
 namespace ddsmc::engine {
 
 struct CompiledStepOptions {
-  std::string cache_dir;  // empty: $DDSMC_CACHE_DIR, else $XDG_CACHE_HOME/ddsmc, else ~/.cache/ddsmc
+  // Empty: $DDSMC_CACHE_DIR, else $XDG_CACHE_HOME/ddsmc, else ~/.cache/ddsmc
+  // (the home directory from $HOME or the password database), else a
+  // temporary directory of this process alone (nothing is cached).
+  std::string cache_dir;
   std::string compiler;   // empty: $DDSMC_CXX, else the compiler ddsmc was built with, else c++
+  double timeout_s = -1;  // the compiler's wall-time limit; < 0: $DDSMC_COMPILE_TIMEOUT, else 60 s
+  uint64_t memory_bytes = 0;                      // the compiler's address-space limit (--memory); 0: none
+  const std::atomic<unsigned>* stop = nullptr;   // nonzero: stop the compiler (a signal)
+  // `--backend auto`: refuse, as "unprofitable", a step whose compile would
+  // cost more than interpreting the whole check (kMaxProfitableDepth).
+  bool only_if_profitable = false;
 };
+
+// The deepest join (body items of one rule) that `auto` compiles: the
+// compilers' time grows steeply with the nesting (a rule with 300 body
+// literals takes gcc 10 s and 1.4 GB, one with 1,000 minutes).
+constexpr size_t kMaxProfitableDepth = 48;
 
 // One model's loaded shared object; shared by every worker's evaluator.
 class CompiledStepLibrary {
@@ -25,15 +48,21 @@ class CompiledStepLibrary {
   struct Loaded {
     std::shared_ptr<const CompiledStepLibrary> library;  // null on failure
     std::string error;  // "unsupported: ..." (the generator refuses the model), "no compiler: ...",
-                        // a cache directory that cannot be written, or a ddsmc bug (the
-                        // generated file did not compile or load), with the file's path
-    bool no_compiler = false;  // the compiler cannot be run at all
+                        // "unprofitable: ...", a cache directory that cannot be trusted or
+                        // written, the compiler's failure in the user's terms (timeout,
+                        // memory, toolchain, disk), or "ddsmc bug: ..." (the generated file
+                        // did not compile), with the files' paths
+    bool no_compiler = false;   // the compiler cannot be run at all
+    bool unprofitable = false;  // only_if_profitable refused the step
+    std::vector<std::string> warnings;  // a damaged cache entry rebuilt, no cache directory, ...
   };
   static Loaded load(const CompiledModel& cm, const CompiledStepOptions& opts = {});
   ~CompiledStepLibrary();
   CompiledStepLibrary(const CompiledStepLibrary&) = delete;
   CompiledStepLibrary& operator=(const CompiledStepLibrary&) = delete;
 
+  // The generated source and the object in the cache (in a temporary
+  // directory that is gone after load() when there is no cache).
   const std::string& source_path() const { return source_path_; }
   const std::string& object_path() const { return object_path_; }
   bool from_cache() const { return from_cache_; }      // the object was already there
@@ -44,6 +73,9 @@ class CompiledStepLibrary {
  private:
   CompiledStepLibrary() = default;
   friend class CompiledStepEvaluator;
+  // Loads `path` and checks its ABI and that it was built from the source
+  // with fingerprint `fp`; null with `error` set otherwise.
+  static std::shared_ptr<CompiledStepLibrary> open(const std::string& path, const std::string& fp, std::string& error);
   void* handle_ = nullptr;
   void* (*new_)() = nullptr;
   void (*free_)(void*) = nullptr;

@@ -105,3 +105,74 @@ TEST(BackendCli, TheObjectIsCachedAndItsCompileTimeReported) {
   for (const auto& e : std::filesystem::directory_iterator(cache)) objects += e.path().extension() == ".so";
   EXPECT_EQ(objects, 1u);
 }
+
+// Issue 20: what the cache holds is verified before it runs. Another model's
+// object planted under ping_pong's key would report "always-total holds";
+// ddsmc rebuilds the entry, says why, and reports the true verdict.
+TEST(BackendCli, AForeignObjectInTheCacheNeverDecidesAVerdict) {
+  const std::string cache = temp_dir() + "/foreign-cache";
+  const std::vector<std::string> env{"DDSMC_CACHE_DIR=" + cache};
+  const std::vector<std::string> args{example("ping_pong"), "--property", "always-total"};
+  Backed truth = check_with("interpreted", args, env);
+  ASSERT_EQ(truth.run.exit_code, 1) << describe(truth.run);
+  Backed echo = check_with("auto", {example("echo")}, env);  // (auto names the object)
+  Backed pp = check_with("auto", args, env);
+  ASSERT_EQ(pp.run.exit_code, 1) << describe(pp.run);
+  std::string echo_so, pp_so;
+  for (const auto& e : std::filesystem::directory_iterator(cache)) {
+    if (e.path().extension() != ".so") continue;
+    const std::string p = e.path().string();
+    (contains(echo.run.err, p) ? echo_so : pp_so) = p;
+  }
+  ASSERT_FALSE(echo_so.empty() || pp_so.empty()) << describe(echo.run) << describe(pp.run);
+  std::filesystem::copy_file(echo_so, pp_so, std::filesystem::copy_options::overwrite_existing);
+  Backed planted = check_with("auto", args, env);
+  EXPECT_EQ(planted.run.exit_code, 1) << describe(planted.run);
+  EXPECT_EQ(planted.report, truth.report);
+  EXPECT_EQ(planted.stats["backend"], "compiled");
+  EXPECT_TRUE(contains(planted.run.err, "warning: the cached step " + pp_so + " is not used")) << describe(planted.run);
+}
+
+// A cache directory others can write is refused: auto interprets and says
+// why, compiled stops with exit 2.
+TEST(BackendCli, ACacheOthersCanWriteIsRefused) {
+  const std::string cache = temp_dir() + "/open-cache";
+  std::filesystem::create_directories(cache);
+  std::filesystem::permissions(cache, std::filesystem::perms::all);
+  const std::vector<std::string> env{"DDSMC_CACHE_DIR=" + cache};
+  Backed a = check_with("auto", {example("flooding"), "--network", "ring:4"}, env);
+  EXPECT_EQ(a.run.exit_code, 0) << describe(a.run);
+  EXPECT_EQ(a.stats["backend"], "interpreted");
+  EXPECT_TRUE(contains(a.run.err, "backend interpreted (the cache directory " + cache + " cannot be trusted"))
+      << describe(a.run);
+  Backed c = check_with("compiled", {example("flooding"), "--network", "ring:4"}, env);
+  EXPECT_EQ(c.run.exit_code, 2) << describe(c.run);
+}
+
+// Without HOME the cache is in the home directory of the password database,
+// never in a predictable shared place such as /tmp/ddsmc-cache-UID.
+TEST(BackendCli, WithoutHomeTheCacheIsNotInASharedPlace) {
+  Backed a = check_with("auto", {example("flooding"), "--network", "ring:4"},
+                        {"-u", "HOME", "-u", "DDSMC_CACHE_DIR", "-u", "XDG_CACHE_HOME"});
+  EXPECT_EQ(a.run.exit_code, 0) << describe(a.run);
+  EXPECT_EQ(a.stats["backend"], "compiled") << describe(a.run);
+  EXPECT_FALSE(contains(a.run.err, "/tmp/ddsmc-cache")) << describe(a.run);
+  EXPECT_TRUE(contains(a.run.err, "/.cache/ddsmc/step-") || contains(a.run.err, "compiled for this run only"))
+      << describe(a.run);
+}
+
+// A compiler that hangs: auto gives up after DDSMC_COMPILE_TIMEOUT and
+// interprets; compiled stops with exit 2. Neither waits for ever.
+TEST(BackendCli, AHangingCompilerIsGivenUpOn) {
+  const std::string cc = temp_file("#!/bin/sh\n[ \"$1\" = --version ] && { echo hang-cc; exit 0; }\nexec sleep 1000\n", ".sh");
+  std::filesystem::permissions(cc, std::filesystem::perms::owner_all);
+  const std::vector<std::string> env{"DDSMC_CXX=" + cc, "DDSMC_COMPILE_TIMEOUT=1",
+                                     "DDSMC_CACHE_DIR=" + temp_dir() + "/hang-cache"};
+  Backed a = check_with("auto", {example("flooding"), "--network", "ring:4"}, env);
+  EXPECT_EQ(a.run.exit_code, 0) << describe(a.run);
+  EXPECT_EQ(a.stats["backend"], "interpreted");
+  EXPECT_TRUE(contains(a.run.err, "took longer than 1 s")) << describe(a.run);
+  Backed c = check_with("compiled", {example("flooding"), "--network", "ring:4"}, env);
+  EXPECT_EQ(c.run.exit_code, 2) << describe(c.run);
+  EXPECT_TRUE(contains(c.run.err, "took longer than 1 s")) << describe(c.run);
+}

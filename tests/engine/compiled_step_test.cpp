@@ -373,7 +373,7 @@ TEST(CompiledStep, ACompilerErrorNamesTheGeneratedFile) {
 TEST(CompiledStep, TheCacheKeepsTheMostRecentlyUsedObjects) {
   namespace fs = std::filesystem;
   engine::CompiledStepOptions o;
-  o.cache_dir = test::temp_dir();
+  o.cache_dir = test::temp_dir() + "/lru-cache";
   auto echo = load_file(test::source_path("examples/echo.d2c"));
   auto flooding = load_file(test::source_path("examples/flooding.d2c"));
   ASSERT_TRUE(echo && flooding);
