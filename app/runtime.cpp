@@ -13,6 +13,7 @@
 #include <new>
 
 #include "engine/cancel.hpp"
+#include "engine/d2c/compiler_run.hpp"
 
 namespace ddsmc::app {
 namespace {
@@ -36,6 +37,9 @@ void say(const char* msg) {
 }
 
 extern "C" void on_stop_signal(int) {
+  // A compiler building the model's step (before any work) goes with ddsmc:
+  // in its own process group, it would not see a signal sent to ddsmc alone.
+  engine::kill_running_compiler();
   unsigned before = g_requests.fetch_or(Cancellation::kInterrupt);
   if (before & Cancellation::kInterrupt) {
     say("ddsmc: second signal: exiting at once (exit 3); output may be incomplete\n");

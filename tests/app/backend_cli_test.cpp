@@ -4,8 +4,12 @@
 // violation; what auto and compiled do when no compiler can be run, and
 // when the compiler fails (a ddsmc bug, named as one).
 #include <gtest/gtest.h>
+#include <signal.h>
 
+#include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -175,4 +179,33 @@ TEST(BackendCli, AHangingCompilerIsGivenUpOn) {
   Backed c = check_with("compiled", {example("flooding"), "--network", "ring:4"}, env);
   EXPECT_EQ(c.run.exit_code, 2) << describe(c.run);
   EXPECT_TRUE(contains(c.run.err, "took longer than 1 s")) << describe(c.run);
+}
+
+// SIGTERM to ddsmc while it compiles the step: ddsmc exits (3, before any
+// result) and takes the compiler with it, children included, although the
+// compiler runs in a process group of its own.
+TEST(BackendCli, ASignalDuringTheCompileStopsTheCompilerToo) {
+  const std::string pid_file = temp_dir() + "/compiler-child";
+  const std::string cc = temp_file("#!/bin/sh\n[ \"$1\" = --version ] && { echo hang-cc; exit 0; }\nsleep 1000 &\necho $! > " +
+                                   pid_file + ".tmp\nmv " + pid_file + ".tmp " + pid_file + "\nwait\n", ".sh");
+  std::filesystem::permissions(cc, std::filesystem::perms::owner_all);
+  Spawned s = spawn_program("/usr/bin/env", {"DDSMC_CXX=" + cc, "DDSMC_CACHE_DIR=" + temp_dir() + "/signal-cache",
+                                             ddsmc_binary(), "check", example("flooding"), "--network", "ring:4"});
+  for (int i = 0; i < 3000 && !std::filesystem::exists(pid_file); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_TRUE(std::filesystem::exists(pid_file)) << read_text(s.err_path);
+  ::kill(s.pid, SIGTERM);
+  EXPECT_EQ(wait_for(s.pid, 30), 3) << read_text(s.err_path);
+  pid_t child = 0;
+  std::ifstream(pid_file) >> child;
+  ASSERT_GT(child, 0);
+  bool gone = false;
+  for (int i = 0; i < 500 && !gone; ++i) {  // gone, or a zombie not reaped yet
+    std::ifstream stat("/proc/" + std::to_string(child) + "/stat");
+    std::string pid_text, name, state;
+    gone = !(stat >> pid_text >> name >> state) || state == "Z";
+    if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(gone) << "the compiler's child " << child << " outlived ddsmc";
+  if (!gone) ::kill(child, SIGKILL);
 }
