@@ -56,6 +56,18 @@ void expect_same_reports(const std::vector<std::string>& args) {
   EXPECT_GT(interpreted.report["states"].get<uint64_t>(), 0u);
 }
 
+// With `env`, auto interprets flooding and says `why`; compiled is refused
+// (exit 2) and says `refused`.
+void expect_auto_interprets(const std::vector<std::string>& env, const std::string& why, const std::string& refused) {
+  Backed a = check_with("auto", {example("flooding"), "--network", "ring:4"}, env);
+  EXPECT_EQ(a.run.exit_code, 0) << describe(a.run);
+  EXPECT_EQ(a.stats["backend"], "interpreted");
+  EXPECT_TRUE(contains(a.run.err, why)) << describe(a.run);
+  Backed c = check_with("compiled", {example("flooding"), "--network", "ring:4"}, env);
+  EXPECT_EQ(c.run.exit_code, 2) << describe(c.run);
+  EXPECT_TRUE(contains(c.run.err, refused)) << describe(c.run);
+}
+
 }  // namespace
 
 TEST(BackendCli, CompiledAndInterpretedGiveTheSameReportOnEveryExample) {
@@ -71,26 +83,14 @@ TEST(BackendCli, CompiledAndInterpretedAgreeOnBoundsAndCutOffs) {
 }
 
 TEST(BackendCli, WithoutACompilerAutoInterpretsAndCompiledIsRefused) {
-  const std::vector<std::string> env{"DDSMC_CXX=/nonexistent/c++"};
-  Backed a = check_with("auto", {example("flooding"), "--network", "ring:4"}, env);
-  EXPECT_EQ(a.run.exit_code, 0) << describe(a.run);
-  EXPECT_EQ(a.stats["backend"], "interpreted");
-  EXPECT_TRUE(contains(a.run.err, "backend interpreted (no compiler: /nonexistent/c++")) << describe(a.run);
-  Backed c = check_with("compiled", {example("flooding"), "--network", "ring:4"}, env);
-  EXPECT_EQ(c.run.exit_code, 2) << describe(c.run);
-  EXPECT_TRUE(contains(c.run.err, "--backend compiled: no compiler")) << describe(c.run);
+  expect_auto_interprets({"DDSMC_CXX=/nonexistent/c++"}, "backend interpreted (no compiler: /nonexistent/c++",
+                         "--backend compiled: no compiler");
 }
 
 TEST(BackendCli, ACompilerErrorIsADdsmcBugThatAutoSurvives) {
   const std::string cache = temp_dir();
-  const std::vector<std::string> env{"DDSMC_CXX=" + failing_compiler(), "DDSMC_CACHE_DIR=" + cache};
-  Backed a = check_with("auto", {example("flooding"), "--network", "ring:4"}, env);
-  EXPECT_EQ(a.run.exit_code, 0) << describe(a.run);
-  EXPECT_EQ(a.stats["backend"], "interpreted");
-  EXPECT_TRUE(contains(a.run.err, "ddsmc bug: the generated step function " + cache + "/step-")) << describe(a.run);
-  Backed c = check_with("compiled", {example("flooding"), "--network", "ring:4"}, env);
-  EXPECT_EQ(c.run.exit_code, 2) << describe(c.run);
-  EXPECT_TRUE(contains(c.run.err, "ddsmc bug")) << describe(c.run);
+  expect_auto_interprets({"DDSMC_CXX=" + failing_compiler(), "DDSMC_CACHE_DIR=" + cache},
+                         "ddsmc bug: the generated step function " + cache + "/step-", "ddsmc bug");
 }
 
 TEST(BackendCli, TheObjectIsCachedAndItsCompileTimeReported) {
@@ -143,14 +143,8 @@ TEST(BackendCli, ACacheOthersCanWriteIsRefused) {
   const std::string cache = temp_dir() + "/open-cache";
   std::filesystem::create_directories(cache);
   std::filesystem::permissions(cache, std::filesystem::perms::all);
-  const std::vector<std::string> env{"DDSMC_CACHE_DIR=" + cache};
-  Backed a = check_with("auto", {example("flooding"), "--network", "ring:4"}, env);
-  EXPECT_EQ(a.run.exit_code, 0) << describe(a.run);
-  EXPECT_EQ(a.stats["backend"], "interpreted");
-  EXPECT_TRUE(contains(a.run.err, "backend interpreted (the cache directory " + cache + " cannot be trusted"))
-      << describe(a.run);
-  Backed c = check_with("compiled", {example("flooding"), "--network", "ring:4"}, env);
-  EXPECT_EQ(c.run.exit_code, 2) << describe(c.run);
+  expect_auto_interprets({"DDSMC_CACHE_DIR=" + cache},
+                         "backend interpreted (the cache directory " + cache + " cannot be trusted", "cannot be trusted");
 }
 
 // Without HOME the cache is in the home directory of the password database,
@@ -170,15 +164,8 @@ TEST(BackendCli, WithoutHomeTheCacheIsNotInASharedPlace) {
 TEST(BackendCli, AHangingCompilerIsGivenUpOn) {
   const std::string cc = temp_file("#!/bin/sh\n[ \"$1\" = --version ] && { echo hang-cc; exit 0; }\nexec sleep 1000\n", ".sh");
   std::filesystem::permissions(cc, std::filesystem::perms::owner_all);
-  const std::vector<std::string> env{"DDSMC_CXX=" + cc, "DDSMC_COMPILE_TIMEOUT=1",
-                                     "DDSMC_CACHE_DIR=" + temp_dir() + "/hang-cache"};
-  Backed a = check_with("auto", {example("flooding"), "--network", "ring:4"}, env);
-  EXPECT_EQ(a.run.exit_code, 0) << describe(a.run);
-  EXPECT_EQ(a.stats["backend"], "interpreted");
-  EXPECT_TRUE(contains(a.run.err, "took longer than 1 s")) << describe(a.run);
-  Backed c = check_with("compiled", {example("flooding"), "--network", "ring:4"}, env);
-  EXPECT_EQ(c.run.exit_code, 2) << describe(c.run);
-  EXPECT_TRUE(contains(c.run.err, "took longer than 1 s")) << describe(c.run);
+  expect_auto_interprets({"DDSMC_CXX=" + cc, "DDSMC_COMPILE_TIMEOUT=1", "DDSMC_CACHE_DIR=" + temp_dir() + "/hang-cache"},
+                         "took longer than 1 s", "took longer than 1 s");
 }
 
 // SIGTERM to ddsmc while it compiles the step: ddsmc exits (3, before any

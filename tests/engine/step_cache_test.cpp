@@ -84,6 +84,16 @@ void expect_rebuilt(const engine::CompiledModel& cm, const std::string& dir, con
   EXPECT_TRUE(hit.warnings.empty()) << joined(hit.warnings);
 }
 
+// Puts the bare object `object` sealed under the key of the cache entry
+// `entry` in its place: what only someone who can write the cache could do.
+void plant(const std::string& object, const std::string& entry) {
+  const std::string key = entry.substr(entry.rfind("/step-") + 6, 32);
+  std::string error;
+  const auto sealed = engine::StepCache::seal(object, key, error);
+  ASSERT_TRUE(sealed) << error;
+  fs::rename(*sealed, entry);
+}
+
 // A process that no longer runs (gone, or a zombie nobody reaped yet).
 bool ended(pid_t pid) {
   for (int i = 0; i < 500; ++i) {
@@ -116,7 +126,7 @@ TEST(StepCache, TruncatedAndBitFlippedObjectsAreRebuilt) {
   for (size_t size : {size_t{1000}, size_t{20000}, good.size() - 1}) {
     SCOPED_TRACE("truncated to " + std::to_string(size));
     write_all(path, good.substr(0, size));
-    expect_rebuilt(cm, dir, size == good.size() - 1 ? "seal" : "seal");
+    expect_rebuilt(cm, dir, "seal");
   }
   for (size_t at : {size_t{64}, good.size() / 3, good.size() / 2, good.size() - 20}) {
     SCOPED_TRACE("bit flipped at " + std::to_string(at));
@@ -140,11 +150,7 @@ TEST(StepCache, AnObjectSealedForTheKeyButBuiltFromAnotherSourceIsRefusedAfterLo
   const std::string bare = test::temp_dir() + "/bare.so", path = b.library->object_path();
   const std::string echo_bytes = read_all(a.library->object_path());
   write_all(bare, echo_bytes.substr(0, echo_bytes.size() - 32));
-  const std::string key = path.substr(path.rfind("/step-") + 6, 32);
-  std::string error;
-  const auto sealed = engine::StepCache::seal(bare, key, error);
-  ASSERT_TRUE(sealed) << error;
-  fs::rename(*sealed, path);
+  plant(bare, path);
   expect_rebuilt(pp, dir, "built from another source");
 }
 
@@ -161,12 +167,7 @@ TEST(StepCache, ADirectoryOthersCanWriteIsRefusedAndNothingInItRuns) {
       ".cxx");  // (not .cpp: other tests count the .cpp files of the temporary directory)
   const std::string obj = test::temp_dir() + "/planted.so";
   ASSERT_EQ(std::system(("c++ -shared -fPIC -o " + obj + " " + src).c_str()), 0);
-  const std::string path = first.library->object_path();
-  const std::string key = path.substr(path.rfind("/step-") + 6, 32);
-  std::string error;
-  const auto sealed = engine::StepCache::seal(obj, key, error);
-  ASSERT_TRUE(sealed) << error;
-  fs::rename(*sealed, path);
+  plant(obj, first.library->object_path());
   ::chmod(dir.c_str(), 0777);
   const auto refused = engine::CompiledStepLibrary::load(cm, in(dir));
   EXPECT_FALSE(refused.library);
