@@ -5,6 +5,7 @@
 // hanging compiler, and names the real fault when compiling fails.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -347,4 +348,43 @@ TEST(StepCache, AutoDoesNotCompileAJoinDeeperThanItIsWorth) {
   EXPECT_FALSE(refused.library);
   EXPECT_TRUE(refused.unprofitable);
   EXPECT_TRUE(has(refused.error, "unprofitable: a rule has")) << refused.error;
+}
+
+namespace {
+
+// A small tmpfs mounted at a new directory with `options`, unmounted at the
+// end of the scope; empty() when this process may not mount (not root, or
+// no CAP_SYS_ADMIN in its container).
+struct TinyMount {
+  std::string dir;
+  TinyMount(unsigned long flags, const std::string& options) {
+    const std::string d = fresh_cache() + "-mount";
+    fs::create_directories(d);
+    if (::mount("tmpfs", d.c_str(), "tmpfs", flags, options.c_str()) == 0) dir = d;
+  }
+  ~TinyMount() {
+    if (!dir.empty()) ::umount2(dir.c_str(), MNT_DETACH);
+  }
+  bool empty() const { return dir.empty(); }
+};
+
+}  // namespace
+
+// The machine's faults, for real: a cache on a noexec file system, and one
+// on a full disk, each named as such and never as a ddsmc bug.
+TEST(StepCache, ANoexecOrFullCacheFileSystemIsNamed) {
+  {
+    TinyMount noexec(MS_NOEXEC, "mode=0700,size=16m");
+    if (noexec.empty()) GTEST_SKIP() << "cannot mount a tmpfs here";
+    const auto loaded = engine::CompiledStepLibrary::load(compiled("echo"), in(noexec.dir + "/cache"));
+    EXPECT_FALSE(loaded.library);
+    EXPECT_TRUE(has(loaded.error, "mounted noexec")) << loaded.error;
+    EXPECT_FALSE(has(loaded.error, "ddsmc bug")) << loaded.error;
+  }
+  TinyMount full(0, "mode=0700,size=24k");
+  ASSERT_FALSE(full.empty());
+  const auto loaded = engine::CompiledStepLibrary::load(compiled("flooding"), in(full.dir + "/cache"));
+  EXPECT_FALSE(loaded.library);
+  EXPECT_TRUE(has(loaded.error, "No space left on device")) << loaded.error;
+  EXPECT_FALSE(has(loaded.error, "ddsmc bug")) << loaded.error;
 }
