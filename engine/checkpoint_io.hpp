@@ -49,6 +49,8 @@ class HashedOut {
   }
   // Appends the checksum and flushes; false if anything failed.
   bool finish();
+  // The errno of the first write that failed (0: none).
+  int error() const { return error_; }
 
  private:
   void flush() {
@@ -56,7 +58,9 @@ class HashedOut {
     buffer_.clear();
   }
   void write_now(const uint8_t* p, size_t n);
+  void note_error();
   std::ofstream out_;
+  int error_ = 0;
   HashState state_;
   std::vector<uint8_t> buffer_;
 };

@@ -140,5 +140,43 @@ TEST(CheckpointSafetyCli, TheIdentityHasTheEffectiveBoundsNotTheOptions) {
   EXPECT_TRUE(contains(r.err, "is of another check")) << describe(r);
 }
 
+TEST(CheckpointSafetyCli, TheUsersFilesInTheDirectorySurviveCheckpoints) {
+  const std::string dir = fresh_dir("users");
+  const std::vector<std::pair<std::string, std::string>> mine = {
+      {"rank-0.log", "my log\n"},
+      {"rank-0.results.csv", "a,b\n1,2\n"},
+      {"rank-1.txt", "notes\n"},
+      {"notes.txt", "more notes\n"},
+      {"rank-0.0123456789abcdef.ddsmc", "named like a part, but mine\n"},
+      {"rank-0.0123456789abcdef.ddsmc.tmp", "named like a temporary part, but mine\n"},
+      {"checkpoint.ddsmc.txt", "mine\n"}};
+  for (const auto& [name, content] : mine) std::ofstream(dir + "/" + name) << content;
+  // A temporary part a killed ddsmc left behind: ddsmc's own, removed.
+  std::ofstream(dir + "/rank-0.fedcba9876543210.ddsmc.tmp") << "DDSMC-CK and then nothing";
+  const std::vector<std::string> check = {"check", example("flooding"), "--network", "ring:5", "--backend",
+                                          "interpreted"};
+  for (int run = 0; run < 2; ++run) {  // the second run removes the first's parts
+    std::vector<std::string> args = check;
+    args.insert(args.end(), {"--checkpoint", dir, "--checkpoint-every", "0"});
+    const CliResult r = cli(args);
+    ASSERT_EQ(r.exit_code, 0) << describe(r);
+    ASSERT_TRUE(contains(r.err, "checkpoint of")) << describe(r);
+  }
+  for (const auto& [name, content] : mine) EXPECT_EQ(read_text(dir + "/" + name), content) << name;
+  EXPECT_FALSE(fs::exists(dir + "/rank-0.fedcba9876543210.ddsmc.tmp"));
+  // Of ddsmc's parts, only the manifest's is left.
+  size_t parts = 0;
+  static const std::regex part_name(R"(rank-0\.[0-9a-f]{16}\.ddsmc)");
+  for (const auto& e : fs::directory_iterator(dir))
+    if (std::regex_match(e.path().filename().string(), part_name) && read_text(e.path().string()).rfind("DDSMC-CK", 0) == 0)
+      ++parts;
+  EXPECT_EQ(parts, 1u);
+  std::vector<std::string> args = check;
+  args.insert(args.end(), {"--resume", dir});
+  const CliResult r = cli(args);
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_TRUE(contains(r.err, "resuming from")) << describe(r);
+}
+
 }  // namespace
 }  // namespace ddsmc::test
