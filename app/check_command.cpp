@@ -210,6 +210,9 @@ int run_check(const CheckOptions& opts) {
                             identity, ranks.get());
   std::string().swap(identity);  // (the model file's bytes: up to 64 MiB)
   std::string().swap(model_bytes);
+  // One check at a time writes into a checkpoint directory: a second one
+  // is refused here, before any work (the lock is held to the end).
+  if (!setup && checkpoints.enabled() && !checkpoints.lock()) setup = kExitUsage;
   if (!setup && opts.resume && !checkpoints.check_manifest(*opts.resume)) setup = kExitUsage;
   // The model's step evaluator: under MPI rank 0 compiles first, the
   // others then find its object in the cache (or, on a machine that does

@@ -54,6 +54,13 @@ bool Checkpointing::agree(const std::string& error, const char* what, const std:
   return true;
 }
 
+bool Checkpointing::lock() {
+  std::string error, warning;
+  if (!ranks_ || ranks_->root()) error = lock_.acquire(*dir_, warning);
+  if (!warning.empty()) std::fprintf(stderr, "ddsmc: warning: checkpoints in %s: %s\n", dir_->c_str(), warning.c_str());
+  return agree(error, "cannot write checkpoints to", *dir_);
+}
+
 uint64_t Checkpointing::new_generation() const {
   // A fresh number, so that a checkpoint never overwrites the parts the
   // manifest names (a resumed run may write into the directory it resumed from).

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/checkpoint.hpp"
+#include "engine/checkpoint_lock.hpp"
 
 namespace ddsmc::app {
 
@@ -27,6 +28,11 @@ class Checkpointing {
   Checkpointing(std::optional<std::string> dir, std::optional<double> every_seconds, const std::string& identity,
                 const Ranks* ranks);
   bool enabled() const { return dir_.has_value(); }
+  // Takes the checkpoint directory's lock for the rest of the run (rank 0
+  // under MPI; engine/checkpoint_lock.hpp), creating the directory: false,
+  // with the message printed, when another check holds it or the
+  // directory cannot be made. Collective under MPI.
+  bool lock();
 
   // The exploration's hooks (engine::ExploreOptions::checkpoint_due and
   // ::checkpoint): periodic checkpoints between slices.
@@ -69,6 +75,7 @@ class Checkpointing {
   engine::CheckpointMeta matching_manifest(const std::string& dir) const;
 
   std::optional<std::string> dir_;
+  engine::CheckpointLock lock_;
   std::optional<double> every_;
   std::string identity_;  // hex of a 128-bit hash
   const Ranks* ranks_;

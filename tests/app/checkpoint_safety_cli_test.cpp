@@ -46,6 +46,12 @@ CliResult piped(const std::string& file, const std::vector<std::string>& args) {
   return run_program("/bin/sh", {"-c", "cat " + quoted(file) + " | " + ddsmc_line(args)}, kCliTimeout);
 }
 
+size_t count(const std::string& text, const std::string& part) {
+  size_t n = 0;
+  for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+  return n;
+}
+
 json core(const std::string& path) {
   json j = load_json(path);
   j.erase("stats");
@@ -176,6 +182,43 @@ TEST(CheckpointSafetyCli, TheUsersFilesInTheDirectorySurviveCheckpoints) {
   const CliResult r = cli(args);
   EXPECT_EQ(r.exit_code, 0) << describe(r);
   EXPECT_TRUE(contains(r.err, "resuming from")) << describe(r);
+}
+
+TEST(CheckpointSafetyCli, ASecondCheckOnTheSameDirectoryIsRefused) {
+  const std::string dir = fresh_dir("two"), ckpt = dir + "/ckpt";
+  // The first check runs for seconds (with a checkpoint at every slice);
+  // the second starts as soon as the first checkpoint is there.
+  const std::vector<std::string> first = {"check", example("flooding"), "--network", "ring:8"};
+  std::vector<std::string> args = first;
+  args.insert(args.end(), {"--backend", "interpreted", "--threads", "1", "--checkpoint", ckpt, "--checkpoint-every", "0"});
+  Spawned s = spawn_ddsmc(args);
+  for (int i = 0; i < 2000 && !fs::exists(ckpt + "/checkpoint.ddsmc"); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_TRUE(fs::exists(ckpt + "/checkpoint.ddsmc"));
+  // The second check is refused before any work: its report is not created.
+  const CliResult second = cli({"check", example("flooding"), "--network", "ring:4", "--backend", "interpreted",
+                                "--checkpoint", ckpt, "--json", dir + "/second.json"});
+  EXPECT_EQ(second.exit_code, 2) << describe(second);
+  EXPECT_TRUE(contains(second.err, "another ddsmc check is writing its checkpoints")) << describe(second);
+  EXPECT_FALSE(fs::exists(dir + "/second.json"));
+  kill(s.pid, SIGTERM);
+  const int code = wait_for(s.pid, 60);
+  EXPECT_TRUE(code == 3 || code == 0) << read_text(s.err_path);
+  // The first check's checkpoint is whole; its lock went with it.
+  args = first;
+  args.insert(args.end(), {"--threads", "2", "--resume", ckpt, "--checkpoint", ckpt});
+  const CliResult r = cli(args);
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_TRUE(contains(r.err, "resuming from")) << describe(r);
+}
+
+TEST(CheckpointSafetyCli, AnUnusableCheckpointDirectoryIsRefusedOnceBeforeAnyWork) {
+  const std::string report = fresh_dir("unusable") + "/report.json";
+  const CliResult r = cli({"check", example("flooding"), "--network", "ring:4", "--backend", "interpreted",
+                           "--checkpoint", "/dev/null/ckpt", "--checkpoint-every", "0", "--json", report});
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  EXPECT_EQ(count(r.err, "/dev/null/ckpt"), 1u) << describe(r);
+  EXPECT_FALSE(fs::exists(report));
 }
 
 }  // namespace
