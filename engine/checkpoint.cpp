@@ -129,21 +129,24 @@ Meta read_header(CheckedIn& in, const std::string& path) {
 }
 
 // Writes through a temporary file, renamed once whole; a failure (a full
-// disk, say) leaves no temporary file behind.
+// disk, say) leaves no temporary file behind. The errors name `what` (not
+// the file, whose name has the generation: the same failure at every
+// slice reads the same).
 template <class Body>
-void write_file(const std::string& dir, const std::string& path, Body&& body) {
+void write_file(const std::string& dir, const std::string& path, const std::string& what, Body&& body) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  if (ec) throw CheckpointError("cannot create the checkpoint directory " + dir + ": " + ec.message());
+  if (ec) throw CheckpointError("cannot create the checkpoint directory (" + ec.message() + ")");
   const std::string tmp = path + ".tmp";
   try {
     {
       HashedOut out(tmp);
+      if (out.error()) throw CheckpointError("cannot create " + what + " (" + std::strerror(out.error()) + ")");
       body(out);
-      if (!out.finish()) throw CheckpointError("cannot write " + path + " (" + std::strerror(out.error()) + ")");
+      if (!out.finish()) throw CheckpointError("cannot write " + what + " (" + std::strerror(out.error()) + ")");
     }
     std::filesystem::rename(tmp, path, ec);
-    if (ec) throw CheckpointError("cannot rename " + tmp + " to " + path + ": " + ec.message());
+    if (ec) throw CheckpointError("cannot rename " + what + " into place (" + ec.message() + ")");
   } catch (...) {
     std::filesystem::remove(tmp, ec);
     throw;
@@ -203,7 +206,8 @@ std::string checkpoint_part_file(const std::string& dir, uint32_t rank, uint64_t
 void write_checkpoint_part(const std::string& dir, uint32_t rank, const ExplorePoint& p, const CheckpointMeta& meta) {
   const StateGraph& g = p.graph;
   PartMeta part{meta.identity, meta.ranks, rank, meta.generation, g.num_states(), g.num_expanded(), g.num_edges()};
-  write_file(dir, checkpoint_part_file(dir, rank, meta.generation), [&](HashedOut& out) {
+  const std::string what = meta.ranks == 1 ? "the part" : fmt::format("rank {}'s part", rank);
+  write_file(dir, checkpoint_part_file(dir, rank, meta.generation), what, [&](HashedOut& out) {
     write_header(out, part);
     StateId previous_gid = 0;
     for (StateId s = 0; s < g.num_states(); ++s) {
@@ -229,7 +233,7 @@ void write_checkpoint_part(const std::string& dir, uint32_t rank, const ExploreP
 }
 
 void write_checkpoint_manifest(const std::string& dir, const CheckpointMeta& meta) {
-  write_file(dir, checkpoint_file(dir), [&](HashedOut& out) { write_header(out, meta); });
+  write_file(dir, checkpoint_file(dir), "the manifest", [&](HashedOut& out) { write_header(out, meta); });
 }
 
 void remove_other_checkpoint_parts(const std::string& dir, uint32_t rank, uint64_t keep) {

@@ -7,7 +7,7 @@ namespace ddsmc::engine::checkpoint_io {
 
 HashedOut::HashedOut(const std::string& path)
     : out_(path, std::ios::binary | std::ios::trunc), state_(XXH3_createState()) {
-  if (!out_) throw CheckpointError("cannot create " + path + " (" + std::strerror(errno) + ")");
+  note_error();
   XXH3_64bits_reset(state_.get());
   buffer_.reserve(kBuffer);
 }

@@ -27,6 +27,7 @@ using HashState = std::unique_ptr<XXH3_state_t, FreeHash>;
 
 class HashedOut {
  public:
+  // Creates (truncates) the file; error() says whether that failed.
   explicit HashedOut(const std::string& path);
   void bytes(const void* p, size_t n) {
     const auto* b = static_cast<const uint8_t*>(p);
@@ -49,7 +50,7 @@ class HashedOut {
   }
   // Appends the checksum and flushes; false if anything failed.
   bool finish();
-  // The errno of the first write that failed (0: none).
+  // The errno of the creation or the first write that failed (0: none).
   int error() const { return error_; }
 
  private:

@@ -46,6 +46,15 @@ CliResult piped(const std::string& file, const std::vector<std::string>& args) {
   return run_program("/bin/sh", {"-c", "cat " + quoted(file) + " | " + ddsmc_line(args)}, kCliTimeout);
 }
 
+// ddsmc ARGS with RLIMIT_FSIZE 0 and SIGXFSZ ignored: every write into a
+// regular file fails (as on a full disk); stdout and stderr go through a
+// pipe, which the limit does not touch, and the exit code is printed last
+// as "exit N".
+CliResult without_file_writes(const std::vector<std::string>& args) {
+  const std::string script = "(ulimit -f 0; trap '' XFSZ; " + ddsmc_line(args) + "; echo \"exit $?\") 2>&1 | cat";
+  return run_program("/bin/sh", {"-c", script}, kCliTimeout);
+}
+
 size_t count(const std::string& text, const std::string& part) {
   size_t n = 0;
   for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
@@ -110,8 +119,9 @@ TEST(CheckpointSafetyCli, ANetworkReadFromAPipeIsIdentifiedByTheNetworkLoaded) {
   EXPECT_EQ(r.exit_code, 2) << describe(r);
   EXPECT_TRUE(contains(r.err, "is of another check")) << describe(r);
   if (fs::exists("/bin/bash")) {  // a process substitution, <(cat FILE)
-    const std::string script = ddsmc_line({"check", example("flooding"), "--backend", "interpreted", "--resume", ckpt}) +
-                               " --network <(cat " + quoted(other) + ")";
+    const std::string script =
+        ddsmc_line({"check", example("flooding"), "--backend", "interpreted", "--resume", ckpt}) + " --network <(cat " +
+        quoted(other) + ")";
     r = run_program("/bin/bash", {"-c", script}, kCliTimeout);
     EXPECT_EQ(r.exit_code, 2) << describe(r);
     EXPECT_TRUE(contains(r.err, "is of another check")) << describe(r);
@@ -174,8 +184,8 @@ TEST(CheckpointSafetyCli, TheUsersFilesInTheDirectorySurviveCheckpoints) {
   size_t parts = 0;
   static const std::regex part_name(R"(rank-0\.[0-9a-f]{16}\.ddsmc)");
   for (const auto& e : fs::directory_iterator(dir))
-    if (std::regex_match(e.path().filename().string(), part_name) && read_text(e.path().string()).rfind("DDSMC-CK", 0) == 0)
-      ++parts;
+    parts += std::regex_match(e.path().filename().string(), part_name) &&
+             read_text(e.path().string()).rfind("DDSMC-CK", 0) == 0;
   EXPECT_EQ(parts, 1u);
   std::vector<std::string> args = check;
   args.insert(args.end(), {"--resume", dir});
@@ -190,7 +200,8 @@ TEST(CheckpointSafetyCli, ASecondCheckOnTheSameDirectoryIsRefused) {
   // the second starts as soon as the first checkpoint is there.
   const std::vector<std::string> first = {"check", example("flooding"), "--network", "ring:8"};
   std::vector<std::string> args = first;
-  args.insert(args.end(), {"--backend", "interpreted", "--threads", "1", "--checkpoint", ckpt, "--checkpoint-every", "0"});
+  args.insert(args.end(),
+              {"--backend", "interpreted", "--threads", "1", "--checkpoint", ckpt, "--checkpoint-every", "0"});
   Spawned s = spawn_ddsmc(args);
   for (int i = 0; i < 2000 && !fs::exists(ckpt + "/checkpoint.ddsmc"); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -210,6 +221,30 @@ TEST(CheckpointSafetyCli, ASecondCheckOnTheSameDirectoryIsRefused) {
   const CliResult r = cli(args);
   EXPECT_EQ(r.exit_code, 0) << describe(r);
   EXPECT_TRUE(contains(r.err, "resuming from")) << describe(r);
+}
+
+TEST(CheckpointSafetyCli, AFailedWriteLeavesNoTemporaryFileAndIsReportedOnce) {
+  const std::string ckpt = fresh_dir("full") + "/ckpt";
+  const CliResult r = without_file_writes({"check", example("flooding"), "--network", "ring:5", "--backend",
+                                           "interpreted", "--checkpoint", ckpt, "--checkpoint-every", "0"});
+  EXPECT_TRUE(contains(r.out, "exit 0")) << describe(r);
+  EXPECT_EQ(count(r.out, "no checkpoint written to"), 1u) << describe(r);
+  EXPECT_TRUE(contains(r.out, "the check goes on")) << describe(r);
+  EXPECT_FALSE(contains(r.out, "resume with")) << describe(r);
+  for (const auto& e : fs::directory_iterator(ckpt))
+    EXPECT_NE(e.path().extension(), ".tmp") << e.path() << " left behind";
+}
+
+TEST(CheckpointSafetyCli, NoResumeHintWhenTheStopsCheckpointIsNotWritten) {
+  const std::string ckpt = fresh_dir("nohint") + "/ckpt";
+  // --memory 1M stops the exploration at once; its checkpoint cannot be written.
+  const CliResult r = without_file_writes({"check", example("flooding"), "--network", "ring:5", "--backend",
+                                           "interpreted", "--memory", "1M", "--checkpoint", ckpt});
+  EXPECT_TRUE(contains(r.out, "exit 3")) << describe(r);
+  EXPECT_EQ(count(r.out, "no checkpoint written to"), 1u) << describe(r);
+  EXPECT_FALSE(contains(r.out, "resume with")) << describe(r);
+  for (const auto& e : fs::directory_iterator(ckpt))
+    EXPECT_NE(e.path().extension(), ".tmp") << e.path() << " left behind";
 }
 
 TEST(CheckpointSafetyCli, AnUnusableCheckpointDirectoryIsRefusedOnceBeforeAnyWork) {
