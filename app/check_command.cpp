@@ -7,9 +7,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <iterator>
 
+#include "app/check_identity.hpp"
 #include "app/check_report.hpp"
 #include "app/checkpointing.hpp"
 #include "app/dist_steps.hpp"
@@ -92,26 +92,6 @@ struct StateSource {
   const dist::Shard* shard = nullptr;
   const DistSteps* steps = nullptr;
 };
-
-std::string file_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-// What must be the same on every rank of a distributed check (docs/dist.md,
-// "Consensus on the check"): the model's and the network file's bytes, the
-// options that change the system or the result.
-std::string check_identity(const CheckOptions& o) {
-  const auto& ov = o.model.overrides;
-  auto number = [](const auto& v) { return v ? std::to_string(*v) : std::string("-"); };
-  std::string id = file_bytes(o.model.path);
-  for (const std::string& part :
-       {ov.network_spec.value_or("-"), ov.network_spec ? file_bytes(*ov.network_spec) : std::string(),
-        number(ov.input_bound), number(ov.state_bound), number(ov.channel_bound), o.property, o.fairness, o.on_bound,
-        std::to_string(o.max_states)})
-    id += '\0' + part;
-  return id;
-}
 
 // Lifts a quotient path to a concrete run, or says why not.
 StopReason lift_run(const CheckOutcome& o, const StateSource& src, const std::vector<engine::Hop>& hops,
@@ -196,7 +176,8 @@ int run_check(const CheckOptions& opts) {
   std::unique_ptr<Ranks> ranks = Ranks::start_if_launched();
   const bool root = !ranks || ranks->root();
   model::Diagnostics diag(opts.model.path);
-  auto m = model::load_model(opts.model.path, opts.model.overrides, diag);
+  std::string model_bytes;  // as loaded: the check's identity is made of them
+  auto m = model::load_model(opts.model.path, opts.model.overrides, diag, &model_bytes);
   if (root) std::fputs(diag.format_all().c_str(), stderr);
   int setup = m ? 0 : kExitUsage;
   auto properties = selected_properties(opts.property);
@@ -206,10 +187,11 @@ int run_check(const CheckOptions& opts) {
                    opts.property.c_str());
     setup = kExitUsage;
   }
+  std::string identity = m ? check_identity(opts, *m, model_bytes) : std::string();
   if (ranks) {
     setup = ranks->worst(setup);
     // The ranks that loaded the model compare what they are about to check.
-    if (auto e = dist::disagreement(ranks->comm(), m ? std::optional<std::string>(check_identity(opts)) : std::nullopt);
+    if (auto e = dist::disagreement(ranks->comm(), m ? std::optional<std::string>(identity) : std::nullopt);
         e && !setup) {
       if (root) std::fprintf(stderr, "ddsmc: %s\n", e->c_str());
       setup = kExitUsage;
@@ -225,7 +207,12 @@ int run_check(const CheckOptions& opts) {
   // manifest of the one to resume is checked now (another check, another
   // rank count), before any output file is touched.
   Checkpointing checkpoints(opts.checkpoint, opts.checkpoint_every ? parse_duration(*opts.checkpoint_every) : std::nullopt,
-                            m ? check_identity(opts) : std::string(), ranks.get());
+                            identity, ranks.get());
+  std::string().swap(identity);  // (the model file's bytes: up to 64 MiB)
+  std::string().swap(model_bytes);
+  // One check at a time writes into a checkpoint directory: a second one
+  // is refused here, before any work (the lock is held to the end).
+  if (!setup && checkpoints.enabled() && !checkpoints.lock()) setup = kExitUsage;
   if (!setup && opts.resume && !checkpoints.check_manifest(*opts.resume)) setup = kExitUsage;
   // The model's step evaluator: under MPI rank 0 compiles first, the
   // others then find its object in the cache (or, on a machine that does

@@ -38,20 +38,33 @@ bool Checkpointing::due() const {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - last_).count() >= *every_;
 }
 
-bool Checkpointing::agree(const std::string& error, const char* what, const std::string& dir) const {
-  if (!ranks_) {
-    if (!error.empty()) std::fprintf(stderr, "ddsmc: %s %s: %s\n", what, dir.c_str(), error.c_str());
-    return error.empty();
-  }
+int Checkpointing::first_failure(const std::string& error) const {
+  if (!ranks_) return error.empty() ? -1 : 0;
   const std::vector<uint64_t> failed = ranks_->all(error.empty() ? 0 : 1);
-  for (size_t k = 0; k < failed.size(); ++k) {
-    if (!failed[k]) continue;
-    if (int(k) == ranks_->rank())
-      std::fprintf(stderr, "ddsmc: %s %s: %s%s\n", what, dir.c_str(), k ? fmt::format("rank {}: ", k).c_str() : "",
-                   error.c_str());
-    return false;
-  }
-  return true;
+  for (size_t k = 0; k < failed.size(); ++k)
+    if (failed[k]) return static_cast<int>(k);
+  return -1;
+}
+
+int Checkpointing::rank() const { return ranks_ ? ranks_->rank() : 0; }
+
+void Checkpointing::print_failure(int k, const char* what, const std::string& dir, const std::string& error,
+                                  const char* tail) const {
+  std::fprintf(stderr, "ddsmc: %s %s: %s%s%s\n", what, dir.c_str(), k ? fmt::format("rank {}: ", k).c_str() : "",
+               error.c_str(), tail);
+}
+
+bool Checkpointing::agree(const std::string& error, const char* what, const std::string& dir) const {
+  const int k = first_failure(error);
+  if (k >= 0 && k == rank()) print_failure(k, what, dir, error, "");
+  return k < 0;
+}
+
+bool Checkpointing::lock() {
+  std::string error, warning;
+  if (!ranks_ || ranks_->root()) error = lock_.acquire(*dir_, warning);
+  if (!warning.empty()) std::fprintf(stderr, "ddsmc: warning: checkpoints in %s: %s\n", dir_->c_str(), warning.c_str());
+  return agree(error, "cannot write checkpoints to", *dir_);
 }
 
 uint64_t Checkpointing::new_generation() const {
@@ -63,13 +76,26 @@ uint64_t Checkpointing::new_generation() const {
   return g;
 }
 
-void Checkpointing::write(const engine::ExplorePoint& p, const std::vector<engine::Verdict>& decided) {
+void Checkpointing::write(const engine::ExplorePoint& p) { (void)write_checkpoint(p, {}, false); }
+
+// The write's failure, said by the failing rank: a periodic checkpoint's
+// once (the same error at every slice says nothing new), the stop's always.
+void Checkpointing::report_failure(int k, const std::string& error, bool at_stop) {
+  if (k != rank() || (!at_stop && error == last_error_)) return;
+  last_error_ = error;
+  print_failure(k, "no checkpoint written to", *dir_, error,
+                at_stop ? ""
+                        : "; the check goes on without it and tries again at the next checkpoint (this error is "
+                          "not repeated)");
+}
+
+bool Checkpointing::write_checkpoint(const engine::ExplorePoint& p, const std::vector<engine::Verdict>& decided,
+                                     bool at_stop) {
   engine::CheckpointMeta meta = engine::checkpoint_meta(p);
   meta.verdicts = decided;
   meta.identity = identity_;
   meta.ranks = ranks_ ? static_cast<uint32_t>(ranks_->size()) : 1;
   meta.generation = new_generation();
-  const uint32_t rank = ranks_ ? static_cast<uint32_t>(ranks_->rank()) : 0;
   const bool root = !ranks_ || ranks_->root();
   auto attempt = [](auto&& f) -> std::string {
     try {
@@ -82,22 +108,27 @@ void Checkpointing::write(const engine::ExplorePoint& p, const std::vector<engin
     }
   };
   // The parts, then the manifest: the manifest always names whole parts.
-  bool ok = agree(attempt([&] { engine::write_checkpoint_part(*dir_, rank, p, meta); }), "no checkpoint written to",
-                  *dir_);
-  if (ok)
-    ok = agree(root ? attempt([&] { engine::write_checkpoint_manifest(*dir_, meta); }) : std::string(),
-               "no checkpoint written to", *dir_);
-  if (ok) {
-    engine::remove_other_checkpoint_parts(*dir_, rank, meta.generation);
-    if (root)
-      std::fprintf(stderr, "ddsmc: checkpoint of %llu states (%llu expanded) written to %s\n",
-                   static_cast<unsigned long long>(meta.states), static_cast<unsigned long long>(meta.next),
-                   dir_->c_str());
-  } else {
-    std::error_code ec;
-    std::filesystem::remove(engine::checkpoint_part_file(*dir_, rank, meta.generation), ec);
+  std::string error = attempt([&] { engine::write_checkpoint_part(*dir_, rank(), p, meta); });
+  int failed = first_failure(error);
+  if (failed < 0) {
+    if (root) error = attempt([&] { engine::write_checkpoint_manifest(*dir_, meta); });
+    failed = first_failure(error);
   }
+  if (failed >= 0) {
+    report_failure(failed, error, at_stop);
+    std::error_code ec;
+    std::filesystem::remove(engine::checkpoint_part_file(*dir_, rank(), meta.generation), ec);
+    last_ = std::chrono::steady_clock::now();
+    return false;
+  }
+  engine::remove_other_checkpoint_parts(*dir_, rank(), meta.generation);
+  written_states_ = meta.states;
   last_ = std::chrono::steady_clock::now();
+  if (root)
+    std::fprintf(stderr, "ddsmc: checkpoint of %llu states (%llu expanded) written to %s\n",
+                 static_cast<unsigned long long>(meta.states), static_cast<unsigned long long>(meta.next),
+                 dir_->c_str());
+  return true;
 }
 
 void Checkpointing::write_point(const engine::ExploreResult& res, const engine::StateGraph& graph,
@@ -110,8 +141,16 @@ void Checkpointing::write_point(const engine::ExploreResult& res, const engine::
   p.pruned_states = res.pruned_states;
   p.canonical = res.canonical;
   p.seconds = res.seconds;
-  write(p, decided);
-  if (!ranks_ || ranks_->root()) std::fprintf(stderr, "ddsmc: resume with --resume %s\n", dir_->c_str());
+  const bool written = write_checkpoint(p, decided, true);
+  if (ranks_ && !ranks_->root()) return;
+  // The hint only where there is something to resume from.
+  if (written)
+    std::fprintf(stderr, "ddsmc: resume with --resume %s\n", dir_->c_str());
+  else if (written_states_)
+    std::fprintf(stderr,
+                 "ddsmc: %s still holds the checkpoint of %llu states this run wrote earlier: "
+                 "resume with --resume %s\n",
+                 dir_->c_str(), static_cast<unsigned long long>(*written_states_), dir_->c_str());
 }
 
 void Checkpointing::after_exploration(const engine::ExploreResult& res, const engine::StateGraph& graph,

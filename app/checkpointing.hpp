@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/checkpoint.hpp"
+#include "engine/checkpoint_lock.hpp"
 
 namespace ddsmc::app {
 
@@ -27,13 +28,19 @@ class Checkpointing {
   Checkpointing(std::optional<std::string> dir, std::optional<double> every_seconds, const std::string& identity,
                 const Ranks* ranks);
   bool enabled() const { return dir_.has_value(); }
+  // Takes the checkpoint directory's lock for the rest of the run (rank 0
+  // under MPI; engine/checkpoint_lock.hpp), creating the directory: false,
+  // with the message printed, when another check holds it or the
+  // directory cannot be made. Collective under MPI.
+  bool lock();
 
   // The exploration's hooks (engine::ExploreOptions::checkpoint_due and
   // ::checkpoint): periodic checkpoints between slices.
   bool due() const;
-  // Writes every rank's part, then (all of them whole) the manifest;
-  // prints where it went, or why it could not.
-  void write(const engine::ExplorePoint& p, const std::vector<engine::Verdict>& decided = {});
+  // A periodic checkpoint: writes every rank's part, then (all of them
+  // whole) the manifest; prints where it went, or why it could not (an
+  // error once, not at every slice; the check goes on).
+  void write(const engine::ExplorePoint& p);
   // After the exploration: a checkpoint when it was stopped by a signal or
   // memory (something a resume can go on from). `graph` is this process's
   // graph or this rank's shard (`gids` its global ids).
@@ -57,11 +64,23 @@ class Checkpointing {
                                                 engine::StateGraph& graph, std::vector<engine::StateId>& gids) const;
 
  private:
+  // Whether the checkpoint was written (every rank agrees); `at_stop`: the
+  // one a stop leaves (its failure is always reported).
+  bool write_checkpoint(const engine::ExplorePoint& p, const std::vector<engine::Verdict>& decided, bool at_stop);
+  void report_failure(int k, const std::string& error, bool at_stop);
+  // The checkpoint a stop leaves, then the hint to resume from it (or from
+  // an earlier one of this run), when there is one.
   void write_point(const engine::ExploreResult& res, const engine::StateGraph& graph,
                    const std::vector<engine::StateId>* gids, uint64_t next,
                    const std::vector<engine::Verdict>& decided = {});
-  // Collective: whether every rank succeeded; the first failing rank's
-  // message is printed (from rank 0 with "rank K: " before it).
+  // Collective: the first rank whose `error` is not empty, or -1.
+  int first_failure(const std::string& error) const;
+  int rank() const;
+  // "ddsmc: WHAT DIR: [rank K: ]ERROR TAIL"
+  void print_failure(int k, const char* what, const std::string& dir, const std::string& error,
+                     const char* tail) const;
+  // Collective: whether every rank succeeded; the first failing rank
+  // prints its message (with "rank K: " when it is not rank 0).
   bool agree(const std::string& error, const char* what, const std::string& dir) const;
   uint64_t new_generation() const;
   // The manifest in dir, if it is this check's at this rank count (throws
@@ -69,10 +88,13 @@ class Checkpointing {
   engine::CheckpointMeta matching_manifest(const std::string& dir) const;
 
   std::optional<std::string> dir_;
+  engine::CheckpointLock lock_;
   std::optional<double> every_;
   std::string identity_;  // hex of a 128-bit hash
   const Ranks* ranks_;
   std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+  std::string last_error_;                 // the last write error this rank printed
+  std::optional<uint64_t> written_states_;  // the last checkpoint this run wrote (its states)
 };
 
 }  // namespace ddsmc::app

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iterator>
 #include <optional>
 #include <sstream>
@@ -127,20 +128,55 @@ Meta read_header(CheckedIn& in, const std::string& path) {
   return meta;
 }
 
-// Writes through a temporary file, renamed once whole.
+// Writes through a temporary file, renamed once whole; a failure (a full
+// disk, say) leaves no temporary file behind. The errors name `what` (not
+// the file, whose name has the generation: the same failure at every
+// slice reads the same).
 template <class Body>
-void write_file(const std::string& dir, const std::string& path, Body&& body) {
+void write_file(const std::string& dir, const std::string& path, const std::string& what, Body&& body) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  if (ec) throw CheckpointError("cannot create the checkpoint directory " + dir + ": " + ec.message());
+  if (ec) throw CheckpointError("cannot create the checkpoint directory (" + ec.message() + ")");
   const std::string tmp = path + ".tmp";
-  {
-    HashedOut out(tmp);
-    body(out);
-    if (!out.finish()) throw CheckpointError("cannot write " + tmp + " (disk full?)");
+  try {
+    {
+      HashedOut out(tmp);
+      if (out.error()) throw CheckpointError("cannot create " + what + " (" + std::strerror(out.error()) + ")");
+      body(out);
+      if (!out.finish()) throw CheckpointError("cannot write " + what + " (" + std::strerror(out.error()) + ")");
+    }
+    std::filesystem::rename(tmp, path, ec);
+    if (ec) throw CheckpointError("cannot rename " + what + " into place (" + ec.message() + ")");
+  } catch (...) {
+    std::filesystem::remove(tmp, ec);
+    throw;
   }
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) throw CheckpointError("cannot rename " + tmp + " to " + path + ": " + ec.message());
+}
+
+// Whether `name` is ddsmc's name for a part of `rank`, of any generation:
+// rank-K.GGGGGGGGGGGGGGGG.ddsmc (16 lowercase hex digits), or that name
+// with ".tmp" (`tmp`, then); `generation` gets the number.
+bool part_name(const std::string& name, uint32_t rank, uint64_t& generation, bool& tmp) {
+  const std::string prefix = fmt::format("rank-{}.", rank);
+  if (name.rfind(prefix, 0) != 0 || name.size() < prefix.size() + 16) return false;
+  const std::string digits = name.substr(prefix.size(), 16), suffix = name.substr(prefix.size() + 16);
+  if (suffix != ".ddsmc" && suffix != ".ddsmc.tmp") return false;
+  for (char c : digits)
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  generation = std::stoull(digits, nullptr, 16);
+  tmp = suffix != ".ddsmc";
+  return true;
+}
+
+// Whether the file at `path` begins as every checkpoint file does (the
+// magic), or, `empty_too`, is empty (a temporary file whose writer was
+// stopped before it wrote its first buffer).
+bool begins_as_checkpoint(const std::filesystem::path& path, bool empty_too) {
+  std::ifstream in(path, std::ios::binary);
+  char magic[sizeof kMagic];
+  in.read(magic, sizeof magic);
+  if (in.gcount() == 0) return empty_too && in.eof();
+  return static_cast<size_t>(in.gcount()) == sizeof magic && std::memcmp(magic, kMagic, sizeof magic) == 0;
 }
 
 void check_exists(const std::string& path, const std::string& what) {
@@ -170,7 +206,8 @@ std::string checkpoint_part_file(const std::string& dir, uint32_t rank, uint64_t
 void write_checkpoint_part(const std::string& dir, uint32_t rank, const ExplorePoint& p, const CheckpointMeta& meta) {
   const StateGraph& g = p.graph;
   PartMeta part{meta.identity, meta.ranks, rank, meta.generation, g.num_states(), g.num_expanded(), g.num_edges()};
-  write_file(dir, checkpoint_part_file(dir, rank, meta.generation), [&](HashedOut& out) {
+  const std::string what = meta.ranks == 1 ? "the part" : fmt::format("rank {}'s part", rank);
+  write_file(dir, checkpoint_part_file(dir, rank, meta.generation), what, [&](HashedOut& out) {
     write_header(out, part);
     StateId previous_gid = 0;
     for (StateId s = 0; s < g.num_states(); ++s) {
@@ -196,15 +233,21 @@ void write_checkpoint_part(const std::string& dir, uint32_t rank, const ExploreP
 }
 
 void write_checkpoint_manifest(const std::string& dir, const CheckpointMeta& meta) {
-  write_file(dir, checkpoint_file(dir), [&](HashedOut& out) { write_header(out, meta); });
+  write_file(dir, checkpoint_file(dir), "the manifest", [&](HashedOut& out) { write_header(out, meta); });
 }
 
 void remove_other_checkpoint_parts(const std::string& dir, uint32_t rank, uint64_t keep) {
-  const std::string mine = fmt::format("rank-{}.", rank), kept = checkpoint_part_file(dir, rank, keep);
+  const std::string manifest_tmp = std::filesystem::path(checkpoint_file(dir)).filename().string() + ".tmp";
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    std::error_code type_ec;
+    if (entry.is_symlink(type_ec) || !entry.is_regular_file(type_ec)) continue;
     const std::string name = entry.path().filename().string();
-    if (name.rfind(mine, 0) == 0 && entry.path().string() != kept) std::filesystem::remove(entry.path(), ec);
+    uint64_t generation = 0;
+    bool tmp = false, stale = false;
+    if (part_name(name, rank, generation, tmp)) stale = tmp || generation != keep;
+    else if (rank == 0 && name == manifest_tmp) stale = tmp = true;
+    if (stale && begins_as_checkpoint(entry.path(), tmp)) std::filesystem::remove(entry.path(), type_ec);
   }
 }
 

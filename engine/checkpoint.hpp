@@ -12,7 +12,8 @@
 // written under a temporary name and renamed, and the manifest only once
 // every part is whole, so the manifest always names a whole checkpoint
 // (the previous one until the new one is complete); older generations'
-// parts are removed after that.
+// parts are removed after that (ddsmc's own files only: the user's files
+// in DIR are never touched).
 //
 // File format (version kCheckpointFormat): "DDSMC-CK", a 32-bit format
 // version, the metadata (Boost.Serialization, binary archive: same ddsmc
@@ -37,7 +38,9 @@
 
 namespace ddsmc::engine {
 
-inline constexpr uint32_t kCheckpointFormat = 2;
+// 3: the check's identity is made of what was loaded (issue 20); a format-2
+// checkpoint is refused for its format, not as "another check".
+inline constexpr uint32_t kCheckpointFormat = 3;
 
 struct CheckpointError : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -70,7 +73,12 @@ std::string checkpoint_part_file(const std::string& dir, uint32_t rank, uint64_t
 void write_checkpoint_part(const std::string& dir, uint32_t rank, const ExplorePoint& p, const CheckpointMeta& meta);
 // Writes the manifest, which makes the generation the checkpoint.
 void write_checkpoint_manifest(const std::string& dir, const CheckpointMeta& meta);
-// Removes this rank's parts of every other generation, and temporary files.
+// Removes ddsmc's own files of this rank that the checkpoint of generation
+// `keep` does not use, and nothing else in dir: its parts of other
+// generations and the temporary files a stopped writer left (rank 0: the
+// manifest's too). A file is ddsmc's when its name is exactly a part's
+// (rank-K.<16 hex digits>.ddsmc, or .ddsmc.tmp; checkpoint.ddsmc.tmp) and
+// it begins with the checkpoint magic (a temporary file may be empty).
 void remove_other_checkpoint_parts(const std::string& dir, uint32_t rank, uint64_t keep);
 
 // Reads the manifest (checked whole first).

@@ -1,12 +1,13 @@
 #include "engine/checkpoint_io.hpp"
 
+#include <cerrno>
 #include <cstring>
 
 namespace ddsmc::engine::checkpoint_io {
 
 HashedOut::HashedOut(const std::string& path)
     : out_(path, std::ios::binary | std::ios::trunc), state_(XXH3_createState()) {
-  if (!out_) throw CheckpointError("cannot create " + path);
+  note_error();
   XXH3_64bits_reset(state_.get());
   buffer_.reserve(kBuffer);
 }
@@ -14,6 +15,11 @@ HashedOut::HashedOut(const std::string& path)
 void HashedOut::write_now(const uint8_t* p, size_t n) {
   XXH3_64bits_update(state_.get(), p, n);
   out_.write(reinterpret_cast<const char*>(p), static_cast<std::streamsize>(n));
+  note_error();
+}
+
+void HashedOut::note_error() {
+  if (!out_ && !error_) error_ = errno ? errno : EIO;
 }
 
 bool HashedOut::finish() {
@@ -21,6 +27,7 @@ bool HashedOut::finish() {
   const uint64_t digest = XXH3_64bits_digest(state_.get());
   out_.write(reinterpret_cast<const char*>(&digest), sizeof digest);
   out_.flush();
+  note_error();
   return static_cast<bool>(out_);
 }
 

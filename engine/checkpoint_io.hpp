@@ -27,6 +27,7 @@ using HashState = std::unique_ptr<XXH3_state_t, FreeHash>;
 
 class HashedOut {
  public:
+  // Creates (truncates) the file; error() says whether that failed.
   explicit HashedOut(const std::string& path);
   void bytes(const void* p, size_t n) {
     const auto* b = static_cast<const uint8_t*>(p);
@@ -49,6 +50,8 @@ class HashedOut {
   }
   // Appends the checksum and flushes; false if anything failed.
   bool finish();
+  // The errno of the creation or the first write that failed (0: none).
+  int error() const { return error_; }
 
  private:
   void flush() {
@@ -56,7 +59,9 @@ class HashedOut {
     buffer_.clear();
   }
   void write_now(const uint8_t* p, size_t n);
+  void note_error();
   std::ofstream out_;
+  int error_ = 0;
   HashState state_;
   std::vector<uint8_t> buffer_;
 };

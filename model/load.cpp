@@ -59,10 +59,14 @@ std::optional<Program> parse_file(const std::string& path, Diagnostics& diag) {
   return prog;
 }
 
-std::optional<Model> load_model(const std::string& path, const Overrides& overrides, Diagnostics& diag) {
-  auto prog = parse_file(path, diag);
-  if (!prog) return std::nullopt;
-  return resolve(*prog, overrides, diag);
+std::optional<Model> load_model(const std::string& path, const Overrides& overrides, Diagnostics& diag,
+                                std::string* source) {
+  diag.set_file(path);
+  auto text = read_model_file(path, diag);
+  if (!text) return std::nullopt;
+  auto m = load_model_text(*text, path, overrides, diag);
+  if (m && source) *source = std::move(*text);
+  return m;
 }
 
 std::optional<Model> load_model_text(const std::string& text, const std::string& file, const Overrides& overrides,

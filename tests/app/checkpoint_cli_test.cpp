@@ -212,9 +212,11 @@ std::string file_starting(const std::string& dir, const std::string& prefix) {
 TEST(CheckpointCli, DamagedOrMissingCheckpointsAreRefused) {
   const std::vector<std::string> check = {"check", example("flooding"), "--network", "ring:5"};
   const std::string good = periodic_checkpoint(check);
-  // A checkpoint is its manifest and (one process) one part.
+  // A checkpoint is its manifest and (one process) one part; beside them,
+  // the directory's lock file.
   const std::string manifest = "checkpoint.ddsmc", part = file_starting(good, "rank-0.");
-  EXPECT_EQ(std::distance(fs::directory_iterator(good), fs::directory_iterator()), 2);
+  EXPECT_EQ(std::distance(fs::directory_iterator(good), fs::directory_iterator()), 3);
+  EXPECT_TRUE(fs::exists(good + "/ddsmc.lock"));
   // The same check's checkpoint of another generation: its part is whole
   // but not this manifest's.
   const std::string other = periodic_checkpoint(check);
