@@ -226,10 +226,15 @@ CompiledStepLibrary::Loaded CompiledStepLibrary::load(const CompiledModel& cm, c
     res.error = gen.reason;
     return res;
   }
-  if (opts.only_if_profitable && gen.deepest_rule > kMaxProfitableDepth) {
-    res.error = "unprofitable: a rule has " + std::to_string(gen.deepest_rule) +
-                " body items; compiling its join would take longer than interpreting it (at most " +
-                std::to_string(kMaxProfitableDepth) + " for --backend auto; --backend compiled compiles it anyway)";
+  if (opts.only_if_profitable && (gen.deepest_rule > kMaxProfitableDepth || gen.source.size() > kMaxProfitableSource)) {
+    res.error = gen.deepest_rule > kMaxProfitableDepth
+                    ? "unprofitable: a rule has " + std::to_string(gen.deepest_rule) +
+                          " body items; compiling its join would take longer than interpreting it (at most " +
+                          std::to_string(kMaxProfitableDepth)
+                    : "unprofitable: the generated step has " + std::to_string(gen.source.size() >> 10) +
+                          " KiB; compiling it would take longer than interpreting it (at most " +
+                          std::to_string(kMaxProfitableSource >> 10) + " KiB";
+    res.error += " for --backend auto; --backend compiled compiles it anyway)";
     res.unprofitable = true;
     return res;
   }

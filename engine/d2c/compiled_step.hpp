@@ -41,6 +41,9 @@ struct CompiledStepOptions {
 // compilers' time grows steeply with the nesting (a rule with 300 body
 // literals takes gcc 10 s and 1.4 GB, one with 1,000 minutes).
 constexpr size_t kMaxProfitableDepth = 48;
+// The largest generated source `auto` compiles (the bundled examples make
+// 25-45 KB, compiled in about 0.5 s; compile time grows about linearly).
+constexpr size_t kMaxProfitableSource = size_t{2} << 20;
 
 // One model's loaded shared object; shared by every worker's evaluator.
 class CompiledStepLibrary {

@@ -336,7 +336,7 @@ TEST(StepCache, TheCompilerIsBoundByTheMemoryLimit) {
   EXPECT_FALSE(has(loaded.error, "ddsmc bug")) << loaded.error;
 }
 
-TEST(StepCache, AutoDoesNotCompileAJoinDeeperThanItIsWorth) {
+TEST(StepCache, AutoDoesNotCompileWhatIsNotWorthIt) {
   std::string body;
   for (size_t i = 0; i <= engine::kMaxProfitableDepth; ++i) body += (i ? ", " : "") + std::string("prev p(X") + std::to_string(i) + ")";
   auto m = load_text("state p/1, q/0.\ntransport t/0.\nq if " + body + ".\n", network_override("line:2"));
@@ -348,6 +348,16 @@ TEST(StepCache, AutoDoesNotCompileAJoinDeeperThanItIsWorth) {
   EXPECT_FALSE(refused.library);
   EXPECT_TRUE(refused.unprofitable);
   EXPECT_TRUE(has(refused.error, "unprofitable: a rule has")) << refused.error;
+  // Thousands of rules: a generated file larger than it is worth.
+  std::string rules = "state p/1, q/0.\ntransport t/0.\n";
+  for (int i = 0; i < 6000; ++i) rules += "q if prev p(c" + std::to_string(i) + "), prev p(X), X != c" + std::to_string(i) + ".\n";
+  auto big = load_text(rules, network_override("line:2"));
+  ASSERT_TRUE(big);
+  const engine::CompiledModel big_cm = engine::compile(*big);
+  const auto large = engine::CompiledStepLibrary::load(big_cm, o);
+  EXPECT_FALSE(large.library);
+  EXPECT_TRUE(large.unprofitable);
+  EXPECT_TRUE(has(large.error, "unprofitable: the generated step has")) << large.error;
 }
 
 namespace {
