@@ -1,6 +1,8 @@
 // `check --threads N` gives the report of `--threads 1`, byte for byte
 // except the run's statistics: counts, verdicts, traces, a bound violation
 // and a --max-states cut-off. The traces of the threaded run replay.
+// Absurd thread counts (beyond a few per CPU, beyond 64 bits) are refused
+// before any work.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -58,6 +60,26 @@ TEST(ThreadsCli, ZeroThreadsMeansEveryCoreAndIsReported) {
   Checked r = check({example("flooding"), "--network", "ring:4"}, "0");
   ASSERT_TRUE(r.report.is_object()) << describe(r.run);
   EXPECT_GE(r.report["stats"]["threads"].get<int>(), 1);
+}
+
+// A million workers took gigabytes before the first state, 2^64 + 1 wrapped
+// around: both are usage errors now, said at once. (Under an address-space
+// limit, so that a binary that tries does not take the machine down.)
+TEST(ThreadsCli, AbsurdThreadCountsAreRefused) {
+  SpawnOptions limited;
+  if (!built_with_address_sanitizer()) limited.address_space_limit = uint64_t{4} << 30;
+  const struct {
+    const char* threads;
+    const char* says;
+  } cases[] = {{"1000000", "at most"}, {"18446744073709551617", "too large"}, {"18446744073709551616", "too large"},
+               {"-1", "must not be negative"}, {"2x", "whole number"}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.threads);
+    CliResult r = run_ddsmc({"check", example("ping_pong"), "--threads", c.threads, "--memory", "1G"}, kCliTimeout, limited);
+    EXPECT_EQ(r.exit_code, 2) << describe(r);
+    EXPECT_TRUE(contains(r.err, "--threads") && contains(r.err, c.says)) << describe(r);
+    EXPECT_TRUE(r.out.empty()) << describe(r);
+  }
 }
 
 }  // namespace
