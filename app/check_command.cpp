@@ -342,7 +342,8 @@ int run_check(const CheckOptions& opts) {
   CheckOutcome o{opts, *m, cm, res, {}, {}, {}, {}, memory_limit};
   o.backend = backend->name();
   o.compile_seconds = backend->compile_seconds();
-  HumanText human(json_out == &Output::standard() ? Output::standard_error() : Output::standard(), o);
+  const bool json_on_stdout = json_out == &Output::standard() || trace_out == &Output::standard();
+  HumanText human(json_on_stdout ? Output::standard_error() : Output::standard(), o);
   human.print([&] { return header_text(o); });
   // The analysis runs on as many threads as the exploration did.
   tbb::task_arena arena(static_cast<int>(pool.threads()));
