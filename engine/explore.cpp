@@ -122,10 +122,10 @@ class Bfs {
   // Expands the frontier [first, end) in rounds (so that the table can grow
   // between them and progress shows), then commits it.
   void run_level(StateId first, StateId end) {
-    Level level(system_, g_, first, end);
-    for (auto& w : workers_) w->edges.edges.clear();
     const uint64_t room = opts_.max_states ? opts_.max_states - std::min<uint64_t>(opts_.max_states, g_.num_states())
                                            : std::numeric_limits<uint64_t>::max();
+    Level level(system_, g_, first, end, room);
+    for (auto& w : workers_) w->edges.edges.clear();
     const bool stop_at_violation = opts_.on_bound == OnBound::Stop;
     const StateId round = static_cast<StateId>(std::max<size_t>(1024, 4096 * threads_));
     for (StateId lo = first; lo < end;) {
