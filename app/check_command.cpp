@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 
@@ -113,10 +114,19 @@ std::string check_identity(const CheckOptions& o) {
   return id;
 }
 
-// Lifts a quotient path to a concrete run, or says why not.
+// Test only (docs/semantics.md §10): DDSMC_TESTING_FAIL_LIFT=1 makes every
+// lift fail as an internal inconsistency would, which nothing else can.
+bool testing_fail_lift() {
+  const char* v = std::getenv("DDSMC_TESTING_FAIL_LIFT");
+  return v && std::string_view(v) == "1";
+}
+
+// Lifts a quotient path to a concrete run, or says why not: a stop, or
+// InternalError when the path does not lift (the graph contradicts the
+// steps: the verdict it came with cannot be trusted).
 StopReason lift_run(const CheckOutcome& o, const StateSource& src, const std::vector<engine::Hop>& hops,
                     engine::Cancellation& cancel, std::optional<engine::ConcreteRun>& run) {
-  return guarded([&] {
+  const StopReason r = guarded([&] {
     if (src.ranks) {
       std::vector<engine::StateId> ids;
       for (const auto& h : hops) ids.push_back(h.target);
@@ -125,8 +135,11 @@ StopReason lift_run(const CheckOutcome& o, const StateSource& src, const std::ve
     } else {
       run = engine::lift(o.cm, o.explored.graph, hops, cancel);
     }
-    if (!run) std::fprintf(stderr, "ddsmc: internal error: a trace did not lift to a concrete run\n");
+    if (testing_fail_lift()) run.reset();
   });
+  if (r != StopReason::None || run) return r;
+  std::fprintf(stderr, "ddsmc: internal error: a trace did not lift to a concrete run; its verdict is left undecided\n");
+  return StopReason::InternalError;
 }
 
 // The bound violation's run, or the verdicts with their traces, printed as
