@@ -187,6 +187,19 @@ void decide(CheckOutcome& o, const StateSource& src, const std::vector<engine::P
   }
 }
 
+// The step evaluator on a rank other than 0, which says nothing of it
+// unless a --backend compiled cannot be had there (rank 0 may have it): then
+// why, rank-prefixed, since the job exits 2 for it.
+std::optional<StepBackend> choose_on_other_rank(const std::string& option, const engine::CompiledModel& cm, int rank) {
+  if (option != "compiled") return choose_step_backend(option, cm, false);
+  auto loaded = engine::CompiledStepLibrary::load(cm);
+  if (!loaded.library) {
+    std::fprintf(stderr, "ddsmc: rank %d: --backend compiled: %s\n", rank, loaded.error.c_str());
+    return std::nullopt;
+  }
+  return StepBackend{std::move(loaded.library)};
+}
+
 // Writes make()'s JSON, or `fallback` when memory does not allow it (then
 // returns false).
 template <class MakeJson>
@@ -250,7 +263,7 @@ int run_check(const CheckOptions& opts) {
     compiled_model.emplace(engine::compile(*m));
     if (root) backend = choose_step_backend(opts.backend, *compiled_model, true);
     if (ranks) ranks->worst(0);
-    if (!root) backend = choose_step_backend(opts.backend, *compiled_model, false);
+    if (!root) backend = choose_on_other_rank(opts.backend, *compiled_model, ranks->rank());
     if (!backend) setup = kExitUsage;
     if (ranks) setup = ranks->worst(setup);
   }
