@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <iterator>
 
 #include "app/check_identity.hpp"
@@ -93,10 +94,19 @@ struct StateSource {
   const DistSteps* steps = nullptr;
 };
 
-// Lifts a quotient path to a concrete run, or says why not.
+// Test only (docs/semantics.md §10): DDSMC_TESTING_FAIL_LIFT=1 makes every
+// lift fail as an internal inconsistency would, which nothing else can.
+bool testing_fail_lift() {
+  const char* v = std::getenv("DDSMC_TESTING_FAIL_LIFT");
+  return v && std::string_view(v) == "1";
+}
+
+// Lifts a quotient path to a concrete run, or says why not: a stop, or
+// InternalError when the path does not lift (the graph contradicts the
+// steps: the verdict it came with cannot be trusted).
 StopReason lift_run(const CheckOutcome& o, const StateSource& src, const std::vector<engine::Hop>& hops,
                     engine::Cancellation& cancel, std::optional<engine::ConcreteRun>& run) {
-  return guarded([&] {
+  const StopReason r = guarded([&] {
     if (src.ranks) {
       std::vector<engine::StateId> ids;
       for (const auto& h : hops) ids.push_back(h.target);
@@ -105,8 +115,11 @@ StopReason lift_run(const CheckOutcome& o, const StateSource& src, const std::ve
     } else {
       run = engine::lift(o.cm, o.explored.graph, hops, cancel);
     }
-    if (!run) std::fprintf(stderr, "ddsmc: internal error: a trace did not lift to a concrete run\n");
+    if (testing_fail_lift()) run.reset();
   });
+  if (r != StopReason::None || run) return r;
+  std::fprintf(stderr, "ddsmc: internal error: a trace did not lift to a concrete run; its verdict is left undecided\n");
+  return StopReason::InternalError;
 }
 
 // The bound violation's run, or the verdicts with their traces, printed as
@@ -231,7 +244,7 @@ int run_check(const CheckOptions& opts) {
     compiled_model.emplace(engine::compile(*m));
     if (root) backend = choose_step_backend(opts.backend, *compiled_model, true, compiler);
     if (ranks) ranks->worst(0);
-    if (!root) backend = choose_step_backend(opts.backend, *compiled_model, false, compiler);
+    if (!root) backend = choose_step_backend(opts.backend, *compiled_model, false, compiler, ranks->rank());
     if (!backend) setup = kExitUsage;
     if (ranks) setup = ranks->worst(setup);
   }
@@ -333,7 +346,8 @@ int run_check(const CheckOptions& opts) {
   CheckOutcome o{opts, *m, cm, res, {}, {}, {}, {}, memory_limit};
   o.backend = backend->name();
   o.compile_seconds = backend->compile_seconds();
-  HumanText human(json_out == &Output::standard() ? Output::standard_error() : Output::standard(), o);
+  const bool json_on_stdout = json_out == &Output::standard() || trace_out == &Output::standard();
+  HumanText human(json_on_stdout ? Output::standard_error() : Output::standard(), o);
   human.print([&] { return header_text(o); });
   // The analysis runs on as many threads as the exploration did.
   tbb::task_arena arena(static_cast<int>(pool.threads()));

@@ -8,6 +8,9 @@
 namespace ddsmc::app {
 namespace {
 
+// Why a verdict is undecided when its trace did not lift (check_exit_code: 3).
+constexpr const char* kNoLift = "internal error: its trace did not lift to a concrete run";
+
 using nlohmann::json;
 
 bool is_witness(engine::Property p) {
@@ -42,6 +45,7 @@ json memory_json(const engine::StateGraph::Memory& m) {
 
 json property_json(const CheckOutcome& o, const PropertyOutcome& p) {
   json pj = {{"holds", nullptr}, {"trace", nullptr}};
+  if (p.stopped == engine::StopReason::InternalError) pj["reason"] = kNoLift;
   if (p.verdict.holds) pj["holds"] = *p.verdict.holds;
   if (p.run) {
     pj["trace"] = run_to_json(o.cm, *p.run);
@@ -77,6 +81,8 @@ std::string bound_text(const CheckOutcome& o) {
   if (o.bound_run)
     out += fmt::format("shortest run to it ({} steps):\n{}", o.bound_run->steps.size(),
                        run_to_text(o.cm, *o.bound_run, o.opts.trace_steps));
+  else if (o.bound_run_stopped == engine::StopReason::InternalError)
+    out += fmt::format("({})\n", kNoLift);
   else if (o.bound_run_stopped != engine::StopReason::None)
     out += fmt::format("(its run was not built: {})\n", engine::stop_reason_name(o.bound_run_stopped));
   return out;
@@ -87,6 +93,7 @@ std::string property_text(const CheckOutcome& o, const PropertyOutcome& p) {
   std::string verdict = !v.holds ? "undecided" : *v.holds ? "holds" : "FAILS";
   std::string line = fmt::format("{:<18} {}{}", engine::property_name(p.property), verdict,
                                  o.pruned() ? " (within bounds)" : "");
+  if (p.stopped == engine::StopReason::InternalError) return line + fmt::format(" ({})\n", kNoLift);
   if (p.stopped != engine::StopReason::None)
     return line + fmt::format(" ({} before it was decided)\n", engine::stop_reason_name(p.stopped));
   if (!p.run) return line + "\n";
@@ -193,6 +200,10 @@ std::string_view minimal_report_json(const CheckOutcome& o, char* buf, size_t si
 }
 
 int check_exit_code(const CheckOutcome& o) {
+  // An internal inconsistency puts every verdict in doubt, a failure too.
+  bool internal_error = o.bound_run_stopped == engine::StopReason::InternalError;
+  for (const auto& p : o.properties) internal_error |= p.stopped == engine::StopReason::InternalError;
+  if (internal_error) return kExitIncomplete;
   bool any_fails = false, any_undecided = o.explored.violation.has_value();
   for (const auto& p : o.properties) {
     any_fails |= p.verdict.holds == false;

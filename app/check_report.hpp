@@ -20,7 +20,8 @@ struct PropertyOutcome {
   engine::Property property = engine::Property::SometimesTotal;
   engine::Verdict verdict;                 // holds: nullopt when undecided
   std::optional<engine::ConcreteRun> run;  // the lifted witness or counterexample
-  // The analysis or the lifting of its trace was cut short (then undecided).
+  // The analysis or the lifting of its trace was cut short, or the trace did
+  // not lift (InternalError): then undecided.
   engine::StopReason stopped = engine::StopReason::None;
 };
 
@@ -58,7 +59,9 @@ nlohmann::json traces_json(const CheckOutcome& o);
 std::string_view minimal_report_json(const CheckOutcome& o, char* buf, size_t size) noexcept;
 
 // SPEC §5: 1 if some property fails (a failure found is genuine even in a
-// partial graph), else 3 if anything is incomplete or undecided, else 0.
+// partial graph), else 3 if anything is incomplete or undecided, else 0;
+// but 3 whatever the verdicts when a trace did not lift (StopReason::
+// InternalError: the graph contradicts the steps, no verdict can be trusted).
 int check_exit_code(const CheckOutcome& o);
 
 }  // namespace ddsmc::app

@@ -3,13 +3,16 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <charconv>
 #include <cstdio>
+#include <string>
 
 #include "app/commands.hpp"
 #include "app/checkpointing.hpp"
 #include "app/memory_limit.hpp"
 #include "app/output.hpp"
 #include "app/runtime.hpp"
+#include "engine/workers.hpp"
 
 namespace {
 
@@ -20,12 +23,29 @@ using ddsmc::app::ModelOptions;
 constexpr size_t kMemoryReserve = size_t{64} << 20;
 
 // CLI11 converts "-1" to an unsigned 64-bit option by wrapping it to 2^64 - 1
-// (so `simulate --steps -1` never ends): refuse a sign on unsigned options.
-const CLI::Validator kNotNegative(
-    [](std::string& value) {
-      return value.find('-') == std::string::npos ? std::string() : "must not be negative, got '" + value + "'";
-    },
-    "NONNEGATIVE");
+// (so `simulate --steps -1` never ends), and 2^64 + 1 to 1: an unsigned
+// option takes decimal digits only, and a value beyond 2^64 - 1 is refused.
+std::string unsigned_error(const std::string& value) {
+  if (value.find('-') != std::string::npos) return "must not be negative, got '" + value + "'";
+  if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos)
+    return "must be a whole number, got '" + value + "'";
+  uint64_t n = 0;
+  if (std::from_chars(value.data(), value.data() + value.size(), n).ec != std::errc())
+    return "too large (at most 18446744073709551615), got '" + value + "'";
+  return {};
+}
+const CLI::Validator kUnsigned(unsigned_error, "UINT");
+
+// --threads: a whole number, at most ddsmc::engine::max_threads() (a
+// million threads would take the memory and the time of the check).
+std::string threads_error(const std::string& value) {
+  if (std::string e = unsigned_error(value); !e.empty()) return e;
+  const size_t cores = ddsmc::engine::hardware_threads(), most = ddsmc::engine::max_threads();
+  if (std::stoull(value) > most)
+    return fmt::format("at most {} ({} per CPU this process may use, of which there are {}), got {}", most,
+                       ddsmc::engine::kThreadsPerCpu, cores, value);
+  return {};
+}
 
 // The model path and the overrides shared by the commands that load a model.
 void add_model_options(CLI::App& cmd, ModelOptions& opts, bool with_bounds) {
@@ -60,7 +80,8 @@ int run(int argc, char** argv) {
       ->check(CLI::IsMember({"channel", "none"}));
   check->add_option("--on-bound", check_opts.on_bound, "stop at a state beyond the bounds, or prune such states")
       ->check(CLI::IsMember({"stop", "prune"}));
-  check->add_option("--threads", check_opts.threads, "worker threads (0: all cores)")->check(kNotNegative);
+  check->add_option("--threads", check_opts.threads, "worker threads (0: every CPU the process may use)")
+      ->check(CLI::Validator(threads_error, "N"));
   check->add_option("--backend", check_opts.backend,
                     "how steps are evaluated: compiled (the model's rules as C++, compiled and cached), "
                     "interpreted, or auto (compiled when a compiler is found; the default)")
@@ -84,18 +105,18 @@ int run(int argc, char** argv) {
           },
           "DURATION"));
   check->add_option("--resume", check_opts.resume, "go on from the checkpoint in DIR (the same check's)");
-  check->add_option("--max-states", check_opts.max_states, "stop after this many states (0: no limit)")->check(kNotNegative);
+  check->add_option("--max-states", check_opts.max_states, "stop after this many states (0: no limit)")->check(kUnsigned);
   check->add_option("--json", check_opts.json_path, "write the report as JSON to FILE (- for stdout)");
   check->add_option("--trace", check_opts.trace_path, "write every trace, in full, as JSON to FILE");
   check->add_option("--trace-steps", check_opts.trace_steps, "steps of each trace shown on stdout (0: all)")
-      ->check(kNotNegative);
+      ->check(kUnsigned);
   check->add_flag("--show-witnesses", check_opts.show_witnesses, "print witness runs, not only counterexamples");
 
   ddsmc::app::SimulateOptions sim_opts;
   CLI::App* simulate = app.add_subcommand("simulate", "print one random run");
   add_model_options(*simulate, sim_opts.model, true);
-  simulate->add_option("--steps", sim_opts.steps, "at most N steps (default 100)")->check(kNotNegative);
-  simulate->add_option("--seed", sim_opts.seed, "random seed (default 1)")->check(kNotNegative);
+  simulate->add_option("--steps", sim_opts.steps, "at most N steps (default 100)")->check(kUnsigned);
+  simulate->add_option("--seed", sim_opts.seed, "random seed (default 1)")->check(kUnsigned);
   simulate->add_option("--trace", sim_opts.trace_path, "also write the run as JSON to FILE (replayable)");
 
   ddsmc::app::ReplayOptions replay_opts;

@@ -6,8 +6,60 @@
 
 #include <cerrno>
 #include <cstring>
+#include <string>
 
 namespace ddsmc::app {
+namespace {
+
+// One output as a file: its device and inode, and how to name it.
+struct FileId {
+  dev_t dev;
+  ino_t ino;
+  std::string name;
+};
+
+bool is_dev_null(const struct stat& st) {
+  struct stat null {};
+  return S_ISCHR(st.st_mode) && ::stat("/dev/null", &null) == 0 && st.st_rdev == null.st_rdev;
+}
+
+void add_file_id(int fd, std::string name, std::vector<FileId>& ids) {
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && !is_dev_null(st)) ids.push_back({st.st_dev, st.st_ino, std::move(name)});
+}
+
+constexpr const char* kTextName = "standard output (where the text goes)";
+
+// Two outputs that are one file (the same path, a link, /dev/stdout beside
+// "-" or beside the text on standard output) would interleave their
+// writes: the message saying which, or "". `fds`: the files opened, in
+// the order of `paths`. /dev/null may take any number of them.
+std::string same_file(const std::vector<std::optional<std::string>>& paths, const std::vector<int>& fds) {
+  std::vector<FileId> ids;
+  size_t next = 0;
+  bool standard_taken = false;
+  for (const auto& p : paths) {
+    if (!p) continue;
+    if (*p == "-") {
+      standard_taken = true;
+      add_file_id(STDOUT_FILENO, "standard output (-)", ids);
+    } else {
+      add_file_id(fds[next++], *p, ids);
+    }
+  }
+  // Unless an output takes it, standard output carries the command's text.
+  if (!standard_taken) add_file_id(STDOUT_FILENO, kTextName, ids);
+  for (size_t i = 0; i < ids.size(); ++i)
+    for (size_t j = i + 1; j < ids.size(); ++j)
+      if (ids[i].dev == ids[j].dev && ids[i].ino == ids[j].ino)
+        return ids[i].name + " and " + ids[j].name + " are the same file: each output needs a file of its own" +
+               (ids[j].name == kTextName ? std::string("; --json - or --trace - puts it on standard output and the "
+                                                       "text on standard error")
+                                         : std::string());
+  return {};
+}
+
+}  // namespace
 
 std::vector<Output*> Output::open_all(const std::vector<std::optional<std::string>>& paths,
                                       std::vector<std::unique_ptr<Output>>& files, std::string& error) {
@@ -36,6 +88,13 @@ std::vector<Output*> Output::open_all(const std::vector<std::optional<std::strin
       return {};
     }
     opened.push_back({fd, &*p, !existed});
+  }
+  std::vector<int> fds;
+  for (const auto& o : opened) fds.push_back(o.fd);
+  if (std::string clash = same_file(paths, fds); !clash.empty()) {
+    error = clash;
+    undo();
+    return {};
   }
   std::vector<Output*> out;
   size_t next = 0;

@@ -2,7 +2,9 @@
 // opened (created) before any work, so an unwritable path is a usage error
 // (exit 2) before exploring; every write, the final flush and the close are
 // checked, for files and for standard output alike, and the first failure
-// is kept with its reason ("cannot write FILE: No space left on device").
+// is kept with its reason ("cannot write FILE: No space left on device",
+// "File too large" past a file-size limit: SIGXFSZ is ignored,
+// app/runtime.hpp). Two outputs that are one file are a usage error too.
 // A command whose result could not be written exits 3 (semantics.md §10).
 #pragma once
 
@@ -22,7 +24,10 @@ class Output {
   // nullptr): files (created, then emptied, owned by `files`) or, for "-",
   // standard(). All or none: when one cannot be opened, the message is in
   // `error`, the result is empty, no file was emptied and the files this
-  // call created are removed again.
+  // call created are removed again. Two outputs that are one file (compared
+  // by device and inode: the same path, a link, /dev/stdout beside "-", or
+  // a file that is standard output while the command's text goes there)
+  // are refused the same way; /dev/null may be named more than once.
   static std::vector<Output*> open_all(const std::vector<std::optional<std::string>>& paths,
                                        std::vector<std::unique_ptr<Output>>& files, std::string& error);
   // Standard output: one instance, which main() finishes after the command.

@@ -7,6 +7,7 @@
 #endif
 
 #include <csignal>
+#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -36,12 +37,33 @@ void say(const char* msg) {
   (void)w;
 }
 
+// A signal within this long of the first is the same request: timeout(1)
+// sends SIGTERM to the child and then to its process group, a shell's
+// Ctrl-C may reach the process twice.
+constexpr int64_t kSameRequestNs = 1'000'000'000;
+
+// CLOCK_MONOTONIC in nanoseconds (clock_gettime is async-signal-safe).
+int64_t monotonic_ns() {
+  timespec t{};
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return int64_t{t.tv_sec} * 1'000'000'000 + t.tv_nsec;
+}
+
+std::atomic<int64_t> g_first_signal_ns{0};
+static_assert(std::atomic<int64_t>::is_always_lock_free, "the signal handler needs lock-free atomics");
+
 extern "C" void on_stop_signal(int) {
   // A compiler building the model's step (before any work) goes with ddsmc:
   // in its own process group, it would not see a signal sent to ddsmc alone.
   engine::kill_running_compiler();
+  // The first signal's time is set before its request bit, so that one
+  // arriving at once on another thread finds it.
+  const int64_t now = monotonic_ns();
+  int64_t unset = 0;
+  g_first_signal_ns.compare_exchange_strong(unset, now);
   unsigned before = g_requests.fetch_or(Cancellation::kInterrupt);
   if (before & Cancellation::kInterrupt) {
+    if (now - g_first_signal_ns.load() < kSameRequestNs) return;  // the same request again
     say("ddsmc: second signal: exiting at once (exit 3); output may be incomplete\n");
     _exit(3);
   }
@@ -83,6 +105,10 @@ void install_process_guards(size_t reserve_bytes) {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
+  // Past a file-size limit (ulimit -f) a write fails with EFBIG, and the
+  // output it was for reports "cannot write" (exit 3), instead of SIGXFSZ
+  // killing the process with a cut report and no word.
+  signal(SIGXFSZ, SIG_IGN);
   g_reserve_bytes = reserve_bytes;
   refill_memory_reserve();
   std::set_new_handler(on_allocation_failure);

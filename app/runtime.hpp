@@ -5,9 +5,13 @@
 // stop_requests(), which the engine polls (engine/cancel.hpp): the command
 // stops its work and reports what it has. Before begin_graceful_stop()
 // (loading the model, replay, lint: nothing partial worth reporting) a first
-// signal exits at once; a second signal always does. Exiting at once is a
-// one-line message on stderr and exit code 3 (async-signal-safe: write(2),
-// _exit(2)); output files may then be incomplete.
+// signal exits at once; a second signal always does, unless it comes within
+// a second of the first: that is the same request again (timeout(1) signals
+// the process and then its process group). Exiting at once is a one-line
+// message on stderr and exit code 3 (async-signal-safe: write(2),
+// clock_gettime(2), _exit(2)); output files may then be incomplete.
+// SIGXFSZ is ignored: past a file-size limit writes fail with EFBIG, which
+// the outputs report as any failed write (app/output.hpp, exit 3).
 //
 // Memory. install_memory_guard() sets aside an emergency reserve. The first
 // allocation that fails releases it and sets Cancellation::kMemoryLow (the

@@ -1,11 +1,12 @@
 #include "app/step_backend.hpp"
 
 #include <cstdio>
+#include <string>
 
 namespace ddsmc::app {
 
 std::optional<StepBackend> choose_step_backend(const std::string& option, const engine::CompiledModel& cm, bool say,
-                                               engine::CompiledStepOptions compiler) {
+                                               engine::CompiledStepOptions compiler, int rank) {
   StepBackend b;
   if (option == "interpreted") return b;
   compiler.only_if_profitable = option == "auto";
@@ -14,7 +15,9 @@ std::optional<StepBackend> choose_step_backend(const std::string& option, const 
     for (const auto& w : loaded.warnings) std::fprintf(stderr, "ddsmc: warning: %s\n", w.c_str());
   if (!loaded.library) {
     if (option == "compiled") {
-      if (say) std::fprintf(stderr, "ddsmc: --backend compiled: %s\n", loaded.error.c_str());
+      if (say || rank >= 0)
+        std::fprintf(stderr, "ddsmc: %s--backend compiled: %s\n",
+                     rank >= 0 ? ("rank " + std::to_string(rank) + ": ").c_str() : "", loaded.error.c_str());
       return std::nullopt;
     }
     // A model the generator cannot mirror or that is not worth compiling,

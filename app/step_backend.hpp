@@ -27,8 +27,11 @@ struct StepBackend {
 //   (CompiledStepOptions::only_if_profitable), else the interpreter; which
 //   one, and why not compiled, is printed once when `say`.
 // `compiler`: the limits of the compiler (memory, stop); the warnings of the
-// cache (a damaged entry rebuilt) are printed when `say`.
+// cache (a damaged entry rebuilt) are printed when `say`. `rank` >= 0 (a rank
+// other than 0 under MPI, which is otherwise silent): why a --backend
+// compiled cannot be had there is printed, prefixed with the rank, since
+// the job exits 2 for it.
 std::optional<StepBackend> choose_step_backend(const std::string& option, const engine::CompiledModel& cm, bool say,
-                                               engine::CompiledStepOptions compiler = {});
+                                               engine::CompiledStepOptions compiler = {}, int rank = -1);
 
 }  // namespace ddsmc::app

@@ -218,6 +218,12 @@ class DistBfs {
   void expand(StateId la, StateId lb);
 
   void expand_one(StateId s, Worker& w, uint32_t slot);
+  // expand_one()'s steps: claims and offers. Like engine::Level::expand,
+  // throws ExpansionCut once this rank claimed more than room_ new states
+  // for them: the max-states cut-off falls within them (the other ranks'
+  // share of the successors, offered, is bounded as theirs is in
+  // expectation: the partition spreads states evenly).
+  void expand_steps(StateId s, Worker& w);
 
   void send_outboxes();
 
@@ -235,9 +241,9 @@ class DistBfs {
 
   // The step `step` (its ref unset) reaches the state of root `root`, owned
   // here: claims it as new or lowers its least key, and notes whom to tell
-  // its id.
+  // its id. True when it was new (claimed now).
   template <class Labels>
-  void claim(uint32_t root, bool violating, Labels&& labels, Reply step, Worker& w);
+  bool claim(uint32_t root, bool violating, Labels&& labels, Reply step, Worker& w);
 
   struct Cut {
     uint64_t keep = 0;           // new states kept (the first ones in BFS order)
@@ -288,6 +294,7 @@ class DistBfs {
   // The slice in progress.
   StateId first_ = 0, lfirst_ = 0;
   std::vector<Span> spans_;      // per local source of the slice
+  uint64_t room_ = 0;            // new states the slice may keep (the max-states cut-off)
   tbb::concurrent_vector<NewState> new_;
   std::atomic<bool> violation_{false};
   std::vector<uint8_t> rec_;     // a record being written (main thread)

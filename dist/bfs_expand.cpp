@@ -44,26 +44,39 @@ void DistBfs::expand_one(StateId s, Worker& w, uint32_t slot) {
   span.worker = slot;
   span.begin = w.edges.size();
   const uint64_t pruned_before = w.expander.pruned();
+  {
+    struct Closer {  // the source's offer units end with its expansion, however it ends
+      Worker& w;
+      ~Closer() { w.offers.close(w.out); }
+    } closer{w};
+    try {
+      expand_steps(s, w);
+    } catch (const engine::ExpansionCut&) {
+      // The cut-off falls within this source's steps (engine/level.hpp).
+    }
+  }
+  span.end = w.edges.size();
+  span.pruned = w.expander.pruned() - pruned_before;
+  span.expanded = true;
+}
+
+void DistBfs::expand_steps(StateId s, Worker& w) {
   const StateId source = gids_[s];
   uint32_t ordinal = 0;
-  struct Closer {  // the source's offer units end with its expansion, however it ends
-    Worker& w;
-    ~Closer() { w.offers.close(w.out); }
-  } closer{w};
+  uint64_t claimed = 0;  // new states this rank claimed for the source's steps
   w.expander.expand_partitioned(local_.root(s), partition_, [&](const Candidate& c) {
+    bool inserted = false;
     if (c.owner == partition_.me) {
-      claim(c.root, c.violating, [&](uint64_t* out) { local_.labels_of(*c.state, system_, out); },
-            {uint32_t(me_), s, source, ordinal, 0}, w);
+      inserted = claim(c.root, c.violating, [&](uint64_t* out) { local_.labels_of(*c.state, system_, out); },
+                       {uint32_t(me_), s, source, ordinal, 0}, w);
     } else {
       local_.labels_of(*c.state, system_, w.labels.data());
       w.offers.add(w.out, s, source, ordinal, c, w.labels);
     }
     ++ordinal;
     w.edges.emplace_back(kNoState, c.label);
+    if (inserted && ++claimed > room_) throw engine::ExpansionCut{};
   });
-  span.end = w.edges.size();
-  span.pruned = w.expander.pruned() - pruned_before;
-  span.expanded = true;
 }
 
 void DistBfs::send_outboxes() {
@@ -106,7 +119,7 @@ void DistBfs::offer_unit(std::span<const uint8_t> record, int from, Worker& w, u
 }
 
 template <class Labels>
-void DistBfs::claim(uint32_t root, bool violating, Labels&& labels, Reply step, Worker& w) {
+bool DistBfs::claim(uint32_t root, bool violating, Labels&& labels, Reply step, Worker& w) {
   const uint64_t key = uint64_t{step.source_gid} << 32 | step.ordinal;
   auto made = [&]() -> uint32_t {
     NewState n;
@@ -127,6 +140,7 @@ void DistBfs::claim(uint32_t root, bool violating, Labels&& labels, Reply step, 
   }
   step.ref = (claim.ref & kProvisional) ? claim.ref : gids_[claim.ref];
   w.replies.push_back(step);
+  return claim.inserted;
 }
 
 }  // namespace ddsmc::dist::detail

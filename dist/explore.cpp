@@ -109,6 +109,7 @@ void DistBfs::run_slice(StateId first, StateId end) {
   for (auto& w : workers_) w->edges.clear(), w->replies.clear();
   const uint64_t room = opts_.max_states ? opts_.max_states - std::min<uint64_t>(opts_.max_states, states_)
                                          : std::numeric_limits<uint64_t>::max();
+  room_ = room;
   const bool stop_at_violation = opts_.on_bound == engine::OnBound::Stop;
 
   // Phase 1: expand in rounds of ids, offering successors to their owners.

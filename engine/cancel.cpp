@@ -10,6 +10,7 @@ const char* stop_reason_name(StopReason r) {
     case StopReason::Interrupted: return "interrupted";
     case StopReason::OutOfMemory: return "out-of-memory";
     case StopReason::MemoryLimit: return "memory-limit";
+    case StopReason::InternalError: return "internal-error";
   }
   return "";
 }

@@ -20,10 +20,13 @@
 
 namespace ddsmc::engine {
 
-enum class StopReason : uint8_t { None, Interrupted, OutOfMemory, MemoryLimit };
+// InternalError is never a Cancelled: the app's own mark for a result that
+// contradicts itself (a witness that does not lift to a run), which must
+// leave the verdict undecided like a stop does.
+enum class StopReason : uint8_t { None, Interrupted, OutOfMemory, MemoryLimit, InternalError };
 
-// "interrupted", "out-of-memory", "memory-limit" (the JSON incomplete_reason
-// values); "" for None.
+// "interrupted", "out-of-memory", "memory-limit", "internal-error" (the JSON
+// incomplete_reason and analysis_stopped values); "" for None.
 const char* stop_reason_name(StopReason r);
 
 class Cancelled : public std::exception {

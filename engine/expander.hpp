@@ -27,6 +27,11 @@ namespace ddsmc::engine {
 
 enum class OnBound : uint8_t { Stop, Prune };
 
+// Thrown by a successor callback to end the expansion there (a max-states
+// cut-off inside one expansion: engine/level.hpp). The expander stays
+// usable; the callback's caller catches it.
+struct ExpansionCut {};
+
 // One successor: valid during the callback only.
 struct Candidate {
   EdgeLabel label;

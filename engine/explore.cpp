@@ -43,9 +43,7 @@ class Bfs {
   Bfs(const System& system, const ExploreOptions& opts, ExploreResult& res)
       : system_(system), opts_(opts), res_(res), g_(res.graph), store_(res.graph.store()),
         threads_(opts.threads ? opts.threads : hardware_threads()), pool_(threads_), arena_(static_cast<int>(threads_)) {
-    const Cancellation& cancel = opts.cancel ? *opts.cancel : Cancellation::none();
-    for (size_t w = 0; w < threads_; ++w)
-      workers_.push_back(std::make_unique<Worker>(system, opts.on_bound, store_.tree(), cancel));
+    workers_.push_back(std::make_unique<Worker>(system, opts.on_bound, store_.tree(), cancel()));
     res.threads = threads_;
   }
 
@@ -61,6 +59,7 @@ class Bfs {
     StateId first = 0;
     if (resume == kNoState) start_initial();
     else first = resume;
+    build_workers();
     while (res_.complete && first < g_.num_states()) {
       if (first != resume && opts_.checkpoint && opts_.checkpoint_due && opts_.checkpoint_due()) checkpoint(first);
       const StateId end = first + std::min<StateId>(g_.num_states() - first, kSlice);
@@ -92,6 +91,20 @@ class Bfs {
   }
 
  private:
+  const Cancellation& cancel() const { return opts_.cancel ? *opts_.cancel : Cancellation::none(); }
+
+  // The workers after the first (which start_initial() uses), under
+  // cancellation and --memory like the rest of the exploration: a signal
+  // or the limit stops their building too.
+  void build_workers() {
+    Cancellation building(cancel());
+    while (workers_.size() < threads_) {
+      building.poll();
+      check_memory_for(1);
+      workers_.push_back(std::make_unique<Worker>(system_, opts_.on_bound, store_.tree(), cancel()));
+    }
+  }
+
   void start_initial() {
     hashing::GlobalState init = system_.initial_state();
     const uint32_t root = intern_growing([&] { return workers_[0]->expander.intern(init); }, [&] { grow_store(); });
@@ -109,10 +122,10 @@ class Bfs {
   // Expands the frontier [first, end) in rounds (so that the table can grow
   // between them and progress shows), then commits it.
   void run_level(StateId first, StateId end) {
-    Level level(system_, g_, first, end);
-    for (auto& w : workers_) w->edges.edges.clear();
     const uint64_t room = opts_.max_states ? opts_.max_states - std::min<uint64_t>(opts_.max_states, g_.num_states())
                                            : std::numeric_limits<uint64_t>::max();
+    Level level(system_, g_, first, end, room);
+    for (auto& w : workers_) w->edges.edges.clear();
     const bool stop_at_violation = opts_.on_bound == OnBound::Stop;
     const StateId round = static_cast<StateId>(std::max<size_t>(1024, 4096 * threads_));
     for (StateId lo = first; lo < end;) {

@@ -14,6 +14,18 @@ void Level::expand(StateId source, Expander& expander, Edges& out, uint32_t work
   span.begin = out.edges.size();
   const uint64_t pruned_before = expander.pruned();
   uint32_t ordinal = 0;
+  uint64_t claimed = 0;  // new states this source's steps claimed
+  try {
+    expand_steps(source, expander, out, ordinal, claimed);
+  } catch (const ExpansionCut&) {
+    // The cut-off falls within this source's steps: the rest cannot matter.
+  }
+  span.end = out.edges.size();
+  span.pruned = expander.pruned() - pruned_before;
+  span.expanded = true;
+}
+
+void Level::expand_steps(StateId source, Expander& expander, Edges& out, uint32_t& ordinal, uint64_t& claimed) {
   expander.expand(graph_.root(source), [&](const Candidate& c) {
     const uint64_t key = uint64_t{source} << 32 | ordinal++;
     auto made = [&]() -> uint32_t {
@@ -33,10 +45,8 @@ void Level::expand(StateId source, Expander& expander, Edges& out, uint32_t work
       lower_discovery_key(new_[r.ref & ~kProvisional].key, key);
     }
     out.edges.emplace_back(r.ref, c.label);
+    if (r.inserted && ++claimed > room_) throw ExpansionCut{};
   });
-  span.end = out.edges.size();
-  span.pruned = expander.pruned() - pruned_before;
-  span.expanded = true;
 }
 
 std::vector<uint32_t> Level::bfs_order() const {

@@ -13,6 +13,16 @@
 // the sequential BFS would have given: ids, parents, edges, the states found
 // before a max-states or bound cut-off, and so every count, verdict and
 // trace, are the same at every thread count.
+//
+// A max-states cut-off inside one expansion: `room` is how many new states
+// the level may add. Once the steps of one source have claimed room + 1 new
+// states, at least room + 1 states have discovery keys no larger than the
+// last of those steps, so the cut-off falls at or before it: the rest of
+// the source's steps (and its edges, which a cut-off drops) cannot matter,
+// and its expansion ends there (ExpansionCut). The states kept, their keys
+// and every source before the halted one are as without it, so the result
+// is unchanged; only the work and the memory of a huge fan-out are bounded
+// (a state with a million successors under --max-states 3000).
 #pragma once
 
 #include <tbb/concurrent_vector.h>
@@ -52,8 +62,10 @@ uint32_t make_row(It b, It e) {
 class Level {
  public:
   // The frontier is [first, end) of g; g's store maps every state of g.
-  Level(const System& system, StateGraph& g, StateId first, StateId end)
-      : system_(system), graph_(g), store_(g.store()), first_(first), spans_(end - first) {}
+  // At most `room` new states are kept (the max-states cut-off; no limit:
+  // the largest uint64_t).
+  Level(const System& system, StateGraph& g, StateId first, StateId end, uint64_t room)
+      : system_(system), graph_(g), store_(g.store()), first_(first), room_(room), spans_(end - first) {}
 
   StateId first() const { return first_; }
   StateId end() const { return first_ + static_cast<StateId>(spans_.size()); }
@@ -63,7 +75,8 @@ class Level {
     std::vector<Edge> edges;  // target: a committed id, or kProvisional | index
   };
   // Expands `source` with `expander`, inserting its successors and
-  // appending its edges to `out`. Safe from several workers at once
+  // appending its edges to `out`; ends early once its steps claimed more
+  // than `room` new states (see above). Safe from several workers at once
   // (distinct sources). Throws hashing::TreeStoreFull: the round is then
   // redone after the store grew (engine/explore.cpp).
   void expand(StateId source, Expander& expander, Edges& out, uint32_t worker);
@@ -105,6 +118,9 @@ class Level {
     uint64_t pruned = 0;  // successors the expander pruned
     bool expanded = false;
   };
+  // expand()'s steps, numbered from `ordinal` on; throws ExpansionCut once
+  // `claimed` passes room_.
+  void expand_steps(StateId source, Expander& expander, Edges& out, uint32_t& ordinal, uint64_t& claimed);
   // The indices of new_ in sequential BFS order (by least discovery key).
   std::vector<uint32_t> bfs_order() const;
 
@@ -112,6 +128,7 @@ class Level {
   StateGraph& graph_;
   StateStore& store_;
   StateId first_;
+  uint64_t room_;
   std::vector<Span> spans_;  // per source of the frontier
   tbb::concurrent_vector<NewState> new_;
   std::atomic<bool> violation_{false};

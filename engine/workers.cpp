@@ -51,6 +51,8 @@ size_t hardware_threads() {
   return std::max<size_t>(n, 1);
 }
 
+size_t max_threads() { return kThreadsPerCpu * hardware_threads(); }
+
 WorkerPool::WorkerPool(size_t threads)
     : impl_(std::make_unique<Impl>(threads == 0 ? hardware_threads() : threads)),
       threads_(threads == 0 ? hardware_threads() : threads) {}

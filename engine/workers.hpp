@@ -25,4 +25,11 @@ class WorkerPool {
 // quota (a container or a Slurm job with --cpus-per-task).
 size_t hardware_threads();
 
+// The most workers a process may ask for (--threads): kThreadsPerCpu per
+// CPU it may use. More only costs memory and time (each worker has its
+// buffers, every round waits for all of them); a million would take gigabytes
+// before the first state.
+inline constexpr size_t kThreadsPerCpu = 4;
+size_t max_threads();
+
 }  // namespace ddsmc::engine

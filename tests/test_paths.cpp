@@ -104,6 +104,10 @@ Spawned spawn_program(const std::string& program, const std::vector<std::string>
       rlimit lim{options.address_space_limit, options.address_space_limit};
       if (setrlimit(RLIMIT_AS, &lim) != 0) _exit(126);
     }
+    if (options.file_size_limit) {
+      rlimit lim{options.file_size_limit, options.file_size_limit};
+      if (setrlimit(RLIMIT_FSIZE, &lim) != 0) _exit(126);
+    }
     execv(bin.c_str(), argv.data());
     _exit(127);
   }

@@ -28,6 +28,7 @@ struct SpawnOptions {
   bool new_process_group = false;    // the child leads a process group of its own (setpgid), so
                                      // wait_for's timeout kill reaches its descendants too
   bool null_stdin = false;           // the child's stdin is /dev/null
+  uint64_t file_size_limit = 0;      // RLIMIT_FSIZE (bytes) set in the child before exec (0: none), as ulimit -f
 };
 
 // The ddsmc binary running in the background, stdout/stderr to scratch files.

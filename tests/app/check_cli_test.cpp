@@ -798,4 +798,39 @@ TEST(CheckCliSignals, ShortRunPrintsNoProgress) {
   EXPECT_FALSE(contains(r.err, "states/s")) << describe(r);
 }
 
+// A witness or counterexample that does not lift to a concrete run is an
+// internal inconsistency: its verdict is not reported (holds null, with the
+// reason), and the exit code is 3 whatever the other verdicts. Forced with
+// the test-only DDSMC_TESTING_FAIL_LIFT (docs/semantics.md §10).
+class LiftFails : public ::testing::Test {
+ protected:
+  void SetUp() override { setenv("DDSMC_TESTING_FAIL_LIFT", "1", 1); }
+  void TearDown() override { unsetenv("DDSMC_TESTING_FAIL_LIFT"); }
+};
+
+TEST_F(LiftFails, ATraceThatDoesNotLiftLeavesItsVerdictUndecided) {
+  // ping_pong: always-total and always-partial fail with counterexamples
+  // (both need a lift); the sometimes properties fail with no trace, yet
+  // the exit code is 3, not 1.
+  const std::string traces = scratch();
+  Checked c = check_json({example("ping_pong"), "--trace", traces});
+  EXPECT_EQ(c.run.exit_code, 3) << describe(c.run);
+  ASSERT_TRUE(c.report.is_object()) << describe(c.run);
+  for (const char* key : {"always_total", "always_partial"}) {
+    const json& p = c.report["properties"][key];
+    EXPECT_TRUE(p["holds"].is_null()) << key << ": " << p.dump();
+    EXPECT_TRUE(p["trace"].is_null()) << key;
+    EXPECT_TRUE(contains(p.value("reason", ""), "internal error")) << key << ": " << p.dump();
+  }
+  EXPECT_EQ(c.report.value("analysis_stopped", json()), "internal-error");
+  EXPECT_TRUE(contains(c.run.err, "internal error: a trace did not lift")) << describe(c.run);
+  EXPECT_TRUE(std::regex_search(c.run.out, std::regex("always-total +undecided \\(internal error"))) << describe(c.run);
+  EXPECT_FALSE(contains(c.run.out, "holds")) << describe(c.run);
+  EXPECT_TRUE(load_json(traces)["traces"].empty());
+  // The run to a bound violation: not built, said why, exit 3.
+  CliResult bound = cli({"check", example("relay"), "--network", "star:3"});
+  EXPECT_EQ(bound.exit_code, 3) << describe(bound);
+  EXPECT_TRUE(contains(bound.out, "internal error")) << describe(bound);
+}
+
 }  // namespace

@@ -46,6 +46,21 @@ inline std::string memory_bomb_model() {
          rules + "big(X, Y, Z) if prev pos(5), prev e(X), prev e(Y), prev e(Z).\n";
 }
 
+// One node whose start message picks a value for each of `rules` state
+// predicates among `values` constants (one choice rule each): the initial
+// state has values^rules successors, all distinct, each a dead end. A fan-out
+// of one expansion for --max-states to cut (20^4 = 160,000).
+inline std::string fan_out_model(int values = 20, int rules = 4) {
+  std::string facts, decls = "state e/1", picks;
+  for (int i = 0; i < values; ++i) facts += "e(" + std::to_string(i) + "). ";
+  for (int r = 0; r < rules; ++r) {
+    const std::string p = "p" + std::to_string(r);
+    decls += ", " + p + "/1";
+    picks += p + "(X) if prev e(X), start@_, choice((),(X)).\n";
+  }
+  return decls + ".\nnetwork { a. }\ninit { " + facts + "}\ne(X) if prev e(X).\n" + picks;
+}
+
 // A run that never converges (flip toggles for ever), one line per step.
 inline constexpr const char* kToggleForEver =
     "state flip/0.\n"

@@ -91,6 +91,48 @@ TEST(Output, FullDeviceAsStandardOutputIsNotSuccess) {
   close(full);
 }
 
+// ulimit -f: past the limit a write fails with EFBIG (SIGXFSZ would kill
+// the binary with a cut report and no word): said, and exit 3.
+TEST(Output, FileSizeLimitIsAWriteError) {
+  std::string report = temp_file("", ".json");
+  ddsmc::test::SpawnOptions limited;
+  limited.file_size_limit = 8000;  // the text report fits, the JSON (about 15 KB) does not
+  CliResult r = run_ddsmc({"check", example("ping_pong"), "--backend", "interpreted", "--json", report}, kTimeout, limited);
+  EXPECT_EQ(r.exit_code, 3) << summary(r);
+  EXPECT_TRUE(contains(r.err, "cannot write " + report + ": File too large")) << summary(r);
+}
+
+// --json and --trace in one file would interleave two documents: refused
+// before any work (the long-step model would take minutes), whatever names
+// the file has; an existing file keeps its content.
+TEST(Output, OneFileForTwoOutputsIsRefusedBeforeExploring) {
+  const std::string model = temp_file(long_step_model());
+  const std::string existing = temp_file("keep me\n", ".json");
+  const std::string link = temp_dir() + "/link.json";
+  std::filesystem::create_symlink(existing, link);
+  for (const auto& outputs : std::vector<std::vector<std::string>>{{"--json", existing, "--trace", existing},
+                                                                   {"--json", existing, "--trace", link},
+                                                                   {"--json", "-", "--trace", "/dev/stdout"},
+                                                                   {"--json", "/dev/stdout", "--trace", "-"},
+                                                                   {"--json", "-", "--trace", "-"},
+                                                                   {"--json", "/dev/stdout"}}) {
+    std::vector<std::string> args{"check", model};
+    args.insert(args.end(), outputs.begin(), outputs.end());
+    SCOPED_TRACE(outputs[1] + " " + (outputs.size() > 2 ? outputs[3] : ""));
+    CliResult r = run_ddsmc(args, 20);
+    EXPECT_EQ(r.exit_code, 2) << summary(r);
+    EXPECT_TRUE(contains(r.err, "are the same file")) << summary(r);
+    EXPECT_EQ(r.out, "") << "nothing explored";
+    EXPECT_EQ(read_text(existing), "keep me\n");
+  }
+  CliResult sim = run_ddsmc({"simulate", model, "--steps", "5", "--trace", "/dev/stdout"}, 20);
+  EXPECT_EQ(sim.exit_code, 2) << summary(sim);
+  // Standard output for the trace, the text on standard error: accepted.
+  CliResult ok = run_ddsmc({"check", example("ping_pong"), "--trace", "-"}, kTimeout);
+  EXPECT_EQ(ok.exit_code, 1) << summary(ok);
+  EXPECT_TRUE(json::parse(ok.out, nullptr, false).is_object()) << summary(ok);
+}
+
 TEST(Output, FailingVerdictWithAGoodJsonStillExitsOne) {
   std::string report = temp_file("", ".json");
   CliResult r = cli({"check", example("ping_pong"), "--json", report});

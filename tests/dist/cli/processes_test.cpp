@@ -211,4 +211,26 @@ TEST(DistCheckProcesses, RanksWithDifferentChecksRefuse) {
   }
 }
 
+// A rank other than 0 that cannot get --backend compiled (here: rank 1 alone
+// has no compiler, set through OpenMPI's per-application -x) says why on
+// stderr, rank-prefixed: the job exits 2 for it.
+TEST(DistCheckProcesses, RankWithoutTheCompiledBackendSaysWhy) {
+  const std::string model = example("ping_pong");
+  const std::string bin = ddsmc_binary();
+  const std::vector<std::string> check{"check", model, "--backend", "compiled"};
+  std::vector<std::string> args{"--oversubscribe", "--allow-run-as-root", DDSMC_MPIEXEC_NUMPROC_FLAG, "1", bin};
+  args.insert(args.end(), check.begin(), check.end());
+  for (const char* a : {":", DDSMC_MPIEXEC_NUMPROC_FLAG, "1", "-x", "DDSMC_CXX=/nonexistent/c++"})
+    args.push_back(a);
+  args.push_back(bin);
+  args.insert(args.end(), check.begin(), check.end());
+  SpawnOptions o;
+  o.new_process_group = true;
+  o.null_stdin = true;
+  CliResult r = run_program(mpiexec(), args, kMpiTimeout, o);
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  EXPECT_TRUE(contains(r.err, "ddsmc: rank 1: --backend compiled: no compiler")) << describe(r);
+  EXPECT_FALSE(contains(r.out, "states ")) << "nothing was explored\n" << describe(r);
+}
+
 }  // namespace

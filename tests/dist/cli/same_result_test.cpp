@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/app/models.hpp"
 #include "tests/dist/cli/dist_support.hpp"
 
 using namespace ddsmc::test;
@@ -124,6 +125,19 @@ TEST(DistCheckMaxStates, CutOffMidLevel) {
   // A limit at the state count is not hit.
   CheckRun at = expect_same_everywhere({example("ping_pong"), "--max-states", "10"}, {{2, 1}, {3, 1}});
   EXPECT_EQ(at.report.value("complete", json()), json(true));
+}
+
+// A cut-off inside one huge expansion (160,000 successors of the initial
+// state): each rank ends its share of the expansion once it claimed more
+// than the room left, and the 50 states kept are the one process's.
+TEST(DistCheckMaxStates, CutOffInsideOneHugeExpansion) {
+  const std::string model = temp_file(fan_out_model());
+  CheckRun single = expect_same_everywhere({model, "--max-states", "50"}, {{2, 2}});
+  ASSERT_TRUE(single.report.is_object());
+  EXPECT_EQ(single.report.value("states", json()), json(50));
+  CheckRun two = check_mpi({2, 1}, {model, "--max-states", "50"});
+  ASSERT_TRUE(two.report.is_object()) << describe(two.run);
+  EXPECT_LT(two.report["stats"]["canonical"]["calls"].get<uint64_t>(), 5000u) << "the expansion was cut";
 }
 
 // ---------------------------------------------------------------------------
