@@ -128,6 +128,7 @@ class Bfs {
     for (auto& w : workers_) w->edges.edges.clear();
     const bool stop_at_violation = opts_.on_bound == OnBound::Stop;
     const StateId round = static_cast<StateId>(std::max<size_t>(1024, 4096 * threads_));
+    StateId redo = 0;  // the end of the round TreeStoreFull interrupted (0: none)
     for (StateId lo = first; lo < end;) {
       // Near a --max-states cut-off, rounds shrink to the sources expected to
       // reach it, so that a cut-off after a few states of a wide level does
@@ -138,7 +139,11 @@ class Bfs {
         const double sources = double(left) / std::max(new_rate_, 1e-3) + double(threads_);
         n = static_cast<StateId>(std::min<double>(n, sources));
       }
-      const StateId hi = std::min<StateId>(end, lo + n);
+      // A round TreeStoreFull interrupted is redone whole, however far the
+      // states it found (which stay in the level) moved the cut-off: a
+      // cut-off may fall among them only once all its sources are expanded.
+      const StateId hi = redo ? redo : std::min<StateId>(end, lo + n);
+      redo = 0;
       reserve_for(hi - lo, g_.num_states() + level.new_states(), room);
       const uint64_t new_before = level.new_states();
       std::vector<size_t> sizes;
@@ -157,7 +162,9 @@ class Bfs {
         });
       } catch (const hashing::TreeStoreFull&) {
         for (size_t i = 0; i < workers_.size(); ++i) workers_[i]->edges.edges.resize(sizes[i]);
+        level.forget(lo, hi);
         grow_store();
+        redo = hi;
         continue;
       }
       expanded_ += hi - lo;

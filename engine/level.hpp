@@ -80,6 +80,14 @@ class Level {
   // (distinct sources). Throws hashing::TreeStoreFull: the round is then
   // redone after the store grew (engine/explore.cpp).
   void expand(StateId source, Expander& expander, Edges& out, uint32_t worker);
+  // After TreeStoreFull interrupted the round [lo, hi) and the workers'
+  // buffers were cut back to where the round began: its sources are no
+  // longer expanded. The states the round found stay (claimed in the
+  // store), so the caller must expand every one of [lo, hi) again before
+  // the level stops or finishes.
+  void forget(StateId lo, StateId hi) {
+    std::fill(spans_.begin() + (lo - first_), spans_.begin() + (hi - first_), Span{});
+  }
   // New states so far, and whether one of them is over a bound.
   size_t new_states() const { return new_.size(); }
   bool found_violation() const { return violation_.load(std::memory_order_relaxed); }
