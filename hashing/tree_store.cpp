@@ -447,6 +447,50 @@ void TreeStore::grow() {
     resize_nodes(std::max(node_table_.capacity() * 2, IdTable::capacity_for(node_table_.size())));
 }
 
+void TreeStore::load_leaf(const std::string* bytes) {
+  const uint32_t id = next_leaf_.fetch_add(1, std::memory_order_relaxed);
+  uint64_t& slot = leaf_offsets_.slot(id);
+  if (!bytes) return;  // lost: stays kUnset
+  char head[10];
+  const size_t h = put_length(head, bytes->size());
+  const uint64_t off = arena_.append(h + bytes->size());
+  char* p = arena_.at(off);
+  std::memcpy(p, head, h);
+  if (!bytes->empty()) std::memcpy(p + h, bytes->data(), bytes->size());
+  slot = off;
+}
+
+void TreeStore::load_node(uint64_t pair) {
+  const uint32_t id = next_node_.fetch_add(1, std::memory_order_relaxed);
+  pairs_.slot(id) = pair;
+}
+
+void TreeStore::load_index() {
+  using tree_detail::IdTable;
+  resize_leaves(std::max(leaf_table_.capacity(), IdTable::capacity_for(leaves())));
+  resize_nodes(std::max(node_table_.capacity(), IdTable::capacity_for(nodes())));
+}
+
+bool TreeStore::check_tree(uint32_t root, std::vector<uint64_t>& stack, std::unordered_set<uint64_t>& seen) const {
+  stack.assign(1, uint64_t{root_position()} << 32 | root);
+  while (!stack.empty()) {
+    const uint64_t at = stack.back();
+    stack.pop_back();
+    if (!seen.insert(at).second) continue;
+    const auto position = static_cast<uint32_t>(at >> 32), id = static_cast<uint32_t>(at);
+    if (position < parts_) {
+      if (id >= leaves() || leaf_offsets_.get_or_unset(id) == kUnset) return false;
+      continue;
+    }
+    const uint64_t pair = id < nodes() ? pairs_.get_or_unset(id) : kUnset;
+    if (pair == kUnset) return false;
+    const auto [l, r] = children(position);
+    stack.push_back(uint64_t{l} << 32 | (pair >> 32));
+    stack.push_back(uint64_t{r} << 32 | static_cast<uint32_t>(pair));
+  }
+  return true;
+}
+
 void TreeStore::drop_index() {
   node_table_.drop();
   leaf_table_.drop();

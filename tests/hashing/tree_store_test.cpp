@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
+#include <stdexcept>
 #include <atomic>
 #include <map>
 #include <random>
@@ -546,3 +548,114 @@ TEST(TreeStoreIdTable, CollisionsAndAFailedMake) {
 }
 
 }  // namespace
+
+namespace {
+
+// A byte buffer with the checkpoint streams' calls (engine/checkpoint_io.hpp).
+struct Buffer {
+  std::string data;
+  size_t at = 0;
+  void bytes(const void* p, size_t n) { data.append(static_cast<const char*>(p), n); }
+  void u64(uint64_t v) { bytes(static_cast<const void*>(&v), sizeof v); }
+  void varint(uint64_t v) {
+    do {
+      const auto b = static_cast<uint8_t>((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+      data.push_back(static_cast<char>(b));
+      v >>= 7;
+    } while (v);
+  }
+  void bytes(void* p, size_t n) {
+    if (at + n > data.size()) throw std::runtime_error("truncated");
+    std::memcpy(p, data.data() + at, n);
+    at += n;
+  }
+  uint64_t u64() {
+    uint64_t v;
+    bytes(&v, sizeof v);
+    return v;
+  }
+  uint64_t varint() {
+    uint64_t v = 0;
+    for (unsigned shift = 0;; shift += 7) {
+      uint8_t b;
+      bytes(&b, 1);
+      v |= uint64_t{b & 0x7fu} << shift;
+      if (!(b & 0x80)) return v;
+    }
+  }
+};
+
+// Interns every state, growing the store when it is full (one thread).
+std::vector<uint32_t> intern_all(TreeStore& store, const std::vector<SegmentedEncoding>& states) {
+  std::vector<uint32_t> roots;
+  for (const auto& s : states)
+    for (;;) try {
+        roots.push_back(store.intern(s));
+        break;
+      } catch (const TreeStore::TableFull&) {
+        store.grow();
+      }
+  return roots;
+}
+
+}  // namespace
+
+TEST(TreeStore, SaveAndLoadKeepEveryIdAndRebuildTheIndex) {
+  t::Rng rng(42);
+  for (uint32_t parts : {1u, 3u, 12u, 40u}) {
+    const std::vector<uint32_t> order = [&] {
+      std::vector<uint32_t> o(parts);
+      for (uint32_t p = 0; p < parts; ++p) o[p] = parts - 1 - p;  // not the identity
+      return o;
+    }();
+    TreeStore a(parts, order, 16, 16);
+    const auto states = shared_states(rng, parts, 3000, 5);
+    const std::vector<uint32_t> roots = intern_all(a, states);
+    Buffer buf;
+    a.save(buf);
+    TreeStore b(parts, order, 16, 16);
+    b.load(buf);
+    EXPECT_EQ(buf.at, buf.data.size());
+    ASSERT_EQ(b.nodes(), a.nodes());
+    ASSERT_EQ(b.leaves(), a.leaves());
+    EXPECT_TRUE(b.check_trees(roots.size(), [&](size_t i) { return roots[i]; }));
+    // The same states are found under the same ids, nothing new is made ...
+    EXPECT_EQ(intern_all(b, states), roots) << parts << " parts";
+    EXPECT_EQ(b.nodes(), a.nodes());
+    EXPECT_EQ(b.leaves(), a.leaves());
+    for (size_t i = 0; i < states.size(); i += 97) EXPECT_EQ(materialized(b, roots[i]), states[i].bytes);
+    // ... and new states get the ids the first store gives them.
+    const auto more = shared_states(rng, parts, 500, 9);
+    EXPECT_EQ(intern_all(b, more), intern_all(a, more)) << parts << " parts";
+    EXPECT_EQ(b.nodes(), a.nodes());
+  }
+}
+
+TEST(TreeStore, LoadRefusesWhatItCannotHoldAndCheckTreesCatchesBadIds) {
+  t::Rng rng(7);
+  TreeStore a(6);
+  const auto states = shared_states(rng, 6, 200, 4);
+  const std::vector<uint32_t> roots = intern_all(a, states);
+  Buffer whole;
+  a.save(whole);
+  // Cut short: the reader runs out (the checkpoint's reader throws CheckpointError).
+  Buffer cut{whole.data.substr(0, whole.data.size() - 3)};
+  TreeStore b(6);
+  EXPECT_THROW(b.load(cut), std::runtime_error);
+  // A store that holds states already is refused.
+  Buffer again{whole.data};
+  EXPECT_THROW(a.load(again), std::logic_error);
+  // A pair naming a node that does not exist: the trees through it fail.
+  Buffer bad{whole.data};
+  const size_t last_pair = bad.data.size() - 8;
+  const uint64_t wild = uint64_t{0xfffff} << 32 | 0xfffff;
+  std::memcpy(bad.data.data() + last_pair, &wild, 8);
+  TreeStore c(6);
+  c.load(bad);
+  EXPECT_FALSE(c.check_trees(roots.size(), [&](size_t i) { return roots[i]; }));
+  EXPECT_FALSE(c.check_trees(1, [&](size_t) { return uint32_t(c.nodes()); }));  // a root past the nodes
+  TreeStore d(6);
+  Buffer good{whole.data};
+  d.load(good);
+  EXPECT_TRUE(d.check_trees(roots.size(), [&](size_t i) { return roots[i]; }));
+}
