@@ -1,14 +1,16 @@
 // The distributed breadth-first search's rank-local engine
-// (docs/dist.md): one DistBfs per rank, its parts in three files —
-// dist/explore.cpp (slices, rounds and votes, the start and the end),
-// dist/bfs_expand.cpp (expanding sources, offers, claims) and
-// dist/bfs_number.cpp (numbering a slice, its targets and edges).
-// Internal to dist/: dist/explore.hpp is the interface.
+// (docs/dist.md): one DistBfs per rank, which runs the BFS slice kernel
+// (engine/slice.hpp) with the MPI policies: a successor is claimed here if
+// this rank owns it, else offered to its owner (Router), and the new states
+// are numbered by the discovery/assign phases (Numbering). Its parts are in
+// three files: dist/explore.cpp (slices, rounds and votes, the start and
+// the end), dist/bfs_expand.cpp (the router: expanding sources, offers,
+// claims) and dist/bfs_number.cpp (the numbering of a slice and its
+// targets). Internal to dist/: dist/explore.hpp is the interface.
 #pragma once
 
 #include <mpi.h>
 
-#include <tbb/concurrent_vector.h>
 #include <tbb/task_arena.h>
 
 #include <algorithm>
@@ -28,10 +30,11 @@
 #include "dist/link.hpp"
 #include "dist/shard.hpp"
 #include "dist/offers.hpp"
+#include "dist/partition.hpp"
 #include "dist/wire.hpp"
 #include "engine/explore.hpp"
-#include "engine/level.hpp"
 #include "engine/parallel.hpp"
+#include "engine/slice.hpp"
 #include "engine/workers.hpp"
 #include "hashing/state.hpp"
 
@@ -41,6 +44,7 @@ using engine::Candidate;
 using engine::Edge;
 using engine::kNoState;
 using engine::kProvisional;
+using engine::kSlice;
 using engine::StateId;
 using engine::StopReason;
 using Clock = std::chrono::steady_clock;
@@ -68,48 +72,40 @@ enum Kind : uint8_t {
   kReply = 3,      // owner -> source rank: the target id of a step
 };
 
-// Same sizes as explore.cpp's, so that a slice holds about as much.
-inline constexpr StateId kSlice = StateId{1} << 17;
-
 // An offer processed by its owner: whom to tell the step's target.
 struct Reply {
   uint32_t rank, source_local, source_gid, ordinal;
   uint32_t ref;  // the target's id, or kProvisional | its index among the new states
 };
 
-struct Worker {
+// A worker: the kernel's (expander, edges) and the offers it writes and
+// processes.
+struct Worker : engine::SliceWorker {
   Worker(const engine::System& system, engine::OnBound on_bound, hashing::TreeStore& store,
          const engine::Cancellation& c, int ranks, uint32_t label_words)
-      : expander(system, on_bound, store), cancel(c), out(static_cast<size_t>(ranks)), offers(ranks, kOffer),
-        labels(label_words) {
-    expander.set_cancellation(&cancel);
-  }
-  engine::Expander expander;
-  engine::Cancellation cancel;
-  std::vector<Edge> edges;  // of the sources this worker expanded, contiguous per source
+      : SliceWorker(system, on_bound, store, c), out(static_cast<size_t>(ranks)), offers(ranks, kOffer),
+        labels(label_words) {}
   std::vector<std::vector<uint8_t>> out;  // per destination rank: a bundle of offer units
   OfferWriter offers;            // the units of the source being expanded
   std::vector<Reply> replies;    // offers this worker processed (as owner)
   std::vector<uint64_t> labels;  // scratch
   UnitReader::Scratch unit;      // scratch: an offer unit being read
   std::vector<uint32_t> cache;   // scratch: its base's subtree ids
-};
-
-struct NewState {
-  uint32_t root = 0;
-  bool violating = false;
-  uint64_t key = 0;  // least discovery key: source id << 32 | ordinal
-  StateId gid = kNoState;
-  uint64_t label = 0;
-  std::unique_ptr<uint64_t[]> more_labels;
-  const uint64_t* labels() const { return more_labels ? more_labels.get() : &label; }
-};
-
-struct Span {
-  uint32_t worker = 0;
-  size_t begin = 0, end = 0;
-  uint64_t pruned = 0;
-  bool expanded = false;
+  // Where a round began (edges, replies, outboxes), to redo it.
+  struct Mark {
+    size_t edges, replies;
+    std::vector<size_t> out;
+  };
+  Mark mark() const {
+    Mark m{edges.size(), replies.size(), {}};
+    for (const auto& box : out) m.out.push_back(box.size());
+    return m;
+  }
+  void rewind(const Mark& m) {
+    edges.resize(m.edges);
+    replies.resize(m.replies);
+    for (size_t d = 0; d < out.size(); ++d) out[d].resize(m.out[d]);
+  }
 };
 
 // A discovery at the source's rank: step (source, ordinal) found new state
@@ -211,19 +207,32 @@ class DistBfs {
       throw engine::Cancelled(StopReason::MemoryLimit);
   }
 
-  // Expands the local sources [la, lb) on the workers. The successors this
-  // rank owns are interned and claimed at once; when that fills the store,
-  // it grows and the round is redone (what the round appended is dropped;
-  // its claims are found again).
+  // Expands the local sources [la, lb) on the workers (the kernel's round:
+  // a round that fills the store is redone after it grew).
   void expand(StateId la, StateId lb);
 
-  void expand_one(StateId s, Worker& w, uint32_t slot);
-  // expand_one()'s steps: claims and offers. Like engine::Level::expand,
-  // throws ExpansionCut once this rank claimed more than room_ new states
-  // for them: the max-states cut-off falls within them (the other ranks'
-  // share of the successors, offered, is bounded as theirs is in
-  // expectation: the partition spreads states evenly).
-  void expand_steps(StateId s, Worker& w);
+  // The kernel's router (engine/slice.hpp): a successor this rank owns is
+  // interned and claimed at once, one another rank owns is offered to it;
+  // the edge's target is told later (tell_targets). Like the single
+  // process, a source's expansion ends once this rank claimed more than
+  // the slice's room for it: the max-states cut-off falls within its steps
+  // (the other ranks' share of the successors, offered, is bounded as
+  // theirs is in expectation: the partition spreads states evenly).
+  struct Router {
+    DistBfs& bfs;
+    Worker& w;
+    engine::Expander& expander;
+    template <class F>
+    void successors(uint32_t root, F&& each) {
+      struct Closer {  // the source's offer units end with its expansion, however it ends
+        Worker& w;
+        ~Closer() { w.offers.close(w.out); }
+      } closer{w};
+      const Partition& partition = bfs.partition_;
+      expander.expand_split(root, [&partition](uint64_t key) { return partition.mine(key); }, each);
+    }
+    engine::Routed route(const Candidate& c, StateId source, uint64_t key);
+  };
 
   void send_outboxes();
 
@@ -235,43 +244,46 @@ class DistBfs {
     if (!opts_.memory_limit || !opts_.memory_in_use || bytes == 0) return;
     if (opts_.memory_in_use() + bytes > opts_.memory_limit) throw engine::Cancelled(StopReason::MemoryLimit);
   }
+  void grow_store() {
+    check_memory_for(local_.store().bytes_to_grow());
+    local_.store().grow();
+  }
 
   // The offers of a unit after the first `done`, which counts them.
   void offer_unit(std::span<const uint8_t> record, int from, Worker& w, uint32_t& done);
 
   // The step `step` (its ref unset) reaches the state of root `root`, owned
-  // here: claims it as new or lowers its least key, and notes whom to tell
-  // its id. True when it was new (claimed now).
+  // here: claims it in the slice as new or lowers its least key, and notes
+  // whom to tell its id. True when it was new (claimed now).
   template <class Labels>
   bool claim(uint32_t root, bool violating, Labels&& labels, Reply step, Worker& w);
 
-  struct Cut {
-    uint64_t keep = 0;           // new states kept (the first ones in BFS order)
-    StateId halted = kNoState;   // the source a cut-off interrupts
-    StateId violating = kNoState;
-    bool max_states = false;
+  // The kernel's numbering (engine/slice.hpp): the phases below.
+  struct Numbering {
+    DistBfs& bfs;
+    StateId end;  // of the slice (global)
+    bool stop_at_violation;
+    engine::Numbered number(engine::Slice&) {
+      Timed t(bfs.times_.phases);
+      return bfs.number(end, stop_at_violation);
+    }
+    StateId committed(engine::Slice&, const engine::Numbered& n) { return bfs.committed(n, end); }
   };
 
   // The new states' ids: the source ranks learn which of their steps
   // discovered new states, count them per source (summed over the ranks,
   // every rank learns where each source's discoveries start) and number
-  // them in (source, ordinal) order, which is the sequential BFS's.
-  Cut number(StateId end, uint64_t room, bool stop_at_violation);
+  // them in (source, ordinal) order, which is the sequential BFS's. Sets
+  // the slice's ids of this rank's new states.
+  engine::Numbered number(StateId end, bool stop_at_violation);
 
-  // Adds this rank's new states among the first `keep` to its graph, in id order.
-  void commit(uint64_t keep);
+  // After this rank's kept states were committed: their global ids, the
+  // targets of the steps (tell_targets), and the local end of the sources
+  // whose edges are stored.
+  StateId committed(const engine::Numbered& n, StateId end);
 
   // Tells every step of a source below `last` its target's id.
   void tell_targets(StateId last);
-
-  void set_target(StateId source_local, uint32_t ordinal, StateId target) {
-    const Span& span = spans_[source_local - lfirst_];
-    workers_[span.worker]->edges[span.begin + ordinal].target = target;
-  }
-
-  // The edges of the local sources below `last`: sorted, deduplicated and
-  // encoded into the local graph (targets are global ids).
-  void store_edges(StateId last);
 
   void report_progress(uint64_t found, uint64_t queue);
 
@@ -280,7 +292,7 @@ class DistBfs {
   engine::ExploreResult& res_;
   Link link_;
   int ranks_, me_;
-  engine::Partition partition_{uint32_t(ranks_), uint32_t(me_)};
+  Partition partition_{uint32_t(ranks_), uint32_t(me_)};
   engine::StateGraph local_;     // the states this rank owns, by local id (in global id order)
   std::vector<StateId> gids_;    // local id -> global id
   std::optional<dist::Resumed> resumed_;
@@ -291,12 +303,9 @@ class DistBfs {
   StateId states_ = 0;           // committed, over all ranks
   uint64_t transitions_ = 0;     // over all ranks
   StateId next_local_ = 0;       // the first local state not expanded
-  // The slice in progress.
+  // The slice in progress: global and local first source, the kernel.
   StateId first_ = 0, lfirst_ = 0;
-  std::vector<Span> spans_;      // per local source of the slice
-  uint64_t room_ = 0;            // new states the slice may keep (the max-states cut-off)
-  tbb::concurrent_vector<NewState> new_;
-  std::atomic<bool> violation_{false};
+  std::unique_ptr<engine::Slice> slice_;
   std::vector<uint8_t> rec_;     // a record being written (main thread)
   struct {
     double expand = 0, send = 0, offers = 0, phases = 0, commit = 0;

@@ -103,19 +103,15 @@ void DistBfs::run_slice(StateId first, StateId end) {
   lfirst_ = next_local_;
   StateId lend = lfirst_;
   while (lend < gids_.size() && gids_[lend] < end) ++lend;
-  spans_.assign(lend - lfirst_, Span{});
-  new_.clear();
-  violation_.store(false);
-  for (auto& w : workers_) w->edges.clear(), w->replies.clear();
-  const uint64_t room = opts_.max_states ? opts_.max_states - std::min<uint64_t>(opts_.max_states, states_)
-                                         : std::numeric_limits<uint64_t>::max();
-  room_ = room;
+  for (auto& w : workers_) w->replies.clear();
+  const uint64_t room = engine::slice_room(opts_.max_states, states_);
+  slice_ = std::make_unique<engine::Slice>(local_, arena_, workers_, lfirst_, lend, room);
   const bool stop_at_violation = opts_.on_bound == engine::OnBound::Stop;
 
   // Phase 1: expand in rounds of ids, offering successors to their owners.
   int stop_code = 0;
   Vote vote;
-  const StateId round = static_cast<StateId>(std::max<size_t>(1024, 4096 * threads_) * size_t(ranks_));
+  const StateId round = engine::round_sources(threads_) * static_cast<StateId>(ranks_);
   StateId la = lfirst_;
   for (StateId lo = first; lo < end;) {
     const StateId hi = static_cast<StateId>(std::min<uint64_t>(end, uint64_t{lo} + round));
@@ -142,7 +138,7 @@ void DistBfs::run_slice(StateId first, StateId end) {
     // how many sources a cut-off slice expands).
     bool halt = false;
     if (vote.pending) halt = read_vote(vote, room, stop_at_violation, stop_code);
-    vote.start(link_, stop_code, violation_.load(), new_.size());
+    vote.start(link_, stop_code, slice_->found_violation(), slice_->new_states());
     la = lb;
     lo = hi;
     report_progress(vote.found, end - lo);
@@ -162,30 +158,30 @@ void DistBfs::run_slice(StateId first, StateId end) {
   link_.allreduce(code, MPI_UINT64_T, MPI_MAX);
   if (code[0]) {  // the slice is dropped, as the sequential BFS drops its level
     stop(engine::stop_reason_name(static_cast<StopReason>(code[0])));
+    slice_.reset();
     return;
   }
 
-  // Phase 2: number the new states in sequential BFS order.
-  Cut cut;
+  // Phase 2: number the new states in sequential BFS order, and commit
+  // them; phase 3: every step learns its target, the sources' edges are
+  // stored (the kernel's finish, with this rank's numbering).
+  Numbering numbering{*this, end, stop_at_violation};
+  engine::Slice::Outcome out;
   {
-    Timed t(times_.phases);
-    cut = number(end, room, stop_at_violation);
+    const double phases_before = times_.phases;
+    double whole = 0;
+    {
+      Timed t(whole);
+      out = slice_->finish(numbering);
+    }
+    times_.commit += whole - (times_.phases - phases_before);
   }
-  {
-    Timed t(times_.commit);
-    commit(cut.keep);
-  }
-
-  // Phase 3: every step learns its target; the sources' edges are stored.
-  const StateId last = cut.halted != kNoState ? cut.halted : end;
-  {
-    Timed t(times_.phases);
-    tell_targets(last);
-  }
-  {
-    Timed t(times_.commit);
-    store_edges(last);
-  }
+  slice_.reset();
+  std::array<uint64_t, 2> sums{out.transitions, out.pruned};
+  link_.allreduce(sums, MPI_UINT64_T, MPI_SUM);
+  transitions_ += sums[0];
+  res_.pruned_states += sums[1];
+  const engine::SliceCut& cut = out.cut;
   next_local_ = lend;
   if (cut.violating != kNoState) {
     res_.violating_state = cut.violating;
@@ -217,7 +213,7 @@ bool DistBfs::read_vote(Vote& v, uint64_t room, bool stop_at_violation, int& sto
   v.pending = false;
   v.found = v.sum[0];
   if (v.max[0]) stop_code = static_cast<int>(v.max[0]);
-  return v.max[0] || v.sum[0] > room || (stop_at_violation && v.max[1]);
+  return v.max[0] || engine::cut_certain(v.sum[0], v.max[1] != 0, room, stop_at_violation);
 }
 
 void DistBfs::report_progress(uint64_t found, uint64_t queue) {

@@ -4,7 +4,7 @@
 // with its own workers; successors go to their owners as byte records.
 // The ranks move through the BFS queue slice by slice together, and every
 // slice is numbered exactly as the sequential BFS numbers it (the least
-// discovery key, engine/level.hpp), so states, ids, edges, cut-offs and
+// discovery key, engine/slice.hpp), so states, ids, edges, cut-offs and
 // hence every verdict and trace equal the single-process run's.
 //
 // Collective over comm: every rank calls it with the same system and

@@ -20,14 +20,14 @@ void put_part(Writer& out, uint32_t part, std::string_view bytes) {
 
 }  // namespace
 
-void OfferWriter::add(std::vector<std::vector<uint8_t>>& boxes, uint32_t source_local, uint32_t source,
+void OfferWriter::add(std::vector<std::vector<uint8_t>>& boxes, uint32_t owner, uint32_t source_local, uint32_t source,
                       uint32_t ordinal, const engine::Candidate& c, std::span<const uint64_t> labels) {
-  std::vector<uint8_t>& box = boxes[c.owner];
+  std::vector<uint8_t>& box = boxes[owner];
   Writer out(box);
-  if (open_[c.owner] == kClosed) {
+  if (open_[owner] == kClosed) {
     begin_bundle(box, kind_);
-    open_[c.owner] = box.size();
-    opened_.push_back(c.owner);
+    open_[owner] = box.size();
+    opened_.push_back(owner);
     box.resize(box.size() + 4);  // the length, at close()
     out.u32(source_local);
     out.u32(source);

@@ -29,10 +29,10 @@ namespace ddsmc::dist {
 class OfferWriter {
  public:
   OfferWriter(int ranks, uint8_t kind) : open_(static_cast<size_t>(ranks), kClosed), kind_(kind) {}
-  // Appends successor `c` (owner c.owner) of the source being expanded to
-  // its unit in boxes[c.owner], opening the unit first.
-  void add(std::vector<std::vector<uint8_t>>& boxes, uint32_t source_local, uint32_t source, uint32_t ordinal,
-           const engine::Candidate& c, std::span<const uint64_t> labels);
+  // Appends successor `c` of the source being expanded to its unit in
+  // boxes[owner] (its owner's), opening the unit first.
+  void add(std::vector<std::vector<uint8_t>>& boxes, uint32_t owner, uint32_t source_local, uint32_t source,
+           uint32_t ordinal, const engine::Candidate& c, std::span<const uint64_t> labels);
   // Closes the units of the source (writes their lengths): call when its
   // expansion ends, however it ends.
   void close(std::vector<std::vector<uint8_t>>& boxes);

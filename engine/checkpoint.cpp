@@ -18,6 +18,7 @@
 
 #include "engine/checkpoint_io.hpp"
 #include "engine/parallel.hpp"
+#include "engine/redo.hpp"
 #include "hashing/state.hpp"
 
 namespace ddsmc::engine {
@@ -282,12 +283,13 @@ void read_checkpoint_part(const std::string& dir, uint32_t rank, const Checkpoin
 
   // The states, a batch at a time: read in order, then interned by the
   // caller's task arena's workers (the tree store is concurrent; a full
-  // store is grown between rounds and the states it refused are redone).
+  // store is grown and the batch's states not done yet are redone,
+  // engine/redo.hpp).
   const hashing::StateLayout& layout = system.layout();
   constexpr uint64_t kStateBatch = uint64_t{1} << 16;
   std::string buffer;
   std::vector<size_t> offsets;
-  std::vector<uint32_t> todo, refused;
+  std::vector<uint8_t> done;  // per state of the batch: interned (or found not to decode)
   std::atomic<bool> bad{false};
   gids.clear();
   gids.reserve(part.states);
@@ -309,40 +311,31 @@ void read_checkpoint_part(const std::string& dir, uint32_t rank, const Checkpoin
       offsets.push_back(buffer.size());
     }
     const StateId base = g.add_states(n);
-    todo.resize(n);
-    for (uint32_t k = 0; k < n; ++k) todo[k] = k;
-    while (!todo.empty()) {
-      std::vector<std::atomic<uint8_t>> full(todo.size());
-      parallel_for(size_t{0}, todo.size(), 256, [&](const tbb::blocked_range<size_t>& r) {
-        hashing::GlobalState s;
-        hashing::SegmentedEncoding enc;
-        std::vector<uint64_t> labels(g.label_words());
-        for (size_t j = r.begin(); j < r.end(); ++j) {
-          const uint32_t k = todo[j];
-          if (!hashing::decode(std::string_view(buffer).substr(offsets[k], offsets[k + 1] - offsets[k]), layout, s)) {
-            bad.store(true);
-            continue;
-          }
-          hashing::encode_segmented(s, layout, enc);
-          uint32_t root;
-          try {
-            root = g.store().tree().intern(enc);
-          } catch (const hashing::TreeStoreFull&) {
-            full[j].store(1, std::memory_order_relaxed);
-            continue;
-          }
-          g.labels_of(s, system, labels.data());
-          g.fill_state(base + k, root, labels.data());
-          g.store().bind(root, base + k);
-        }
-      });
-      if (bad.load()) throw CheckpointError("the checkpoint is corrupted (a state does not decode)");
-      refused.clear();
-      for (size_t j = 0; j < todo.size(); ++j)
-        if (full[j].load(std::memory_order_relaxed)) refused.push_back(todo[j]);
-      if (!refused.empty()) g.store().grow();
-      todo.swap(refused);
-    }
+    done.assign(n, 0);
+    redo_when_full(
+        [&] {
+          parallel_for(uint32_t{0}, static_cast<uint32_t>(n), 256, [&](const tbb::blocked_range<uint32_t>& r) {
+            hashing::GlobalState s;
+            hashing::SegmentedEncoding enc;
+            std::vector<uint64_t> labels(g.label_words());
+            for (uint32_t k = r.begin(); k < r.end(); ++k) {
+              if (done[k]) continue;
+              if (!hashing::decode(std::string_view(buffer).substr(offsets[k], offsets[k + 1] - offsets[k]), layout, s)) {
+                bad.store(true);
+                done[k] = 1;
+                continue;
+              }
+              hashing::encode_segmented(s, layout, enc);
+              const uint32_t root = g.store().tree().intern(enc);  // TreeStoreFull: the batch is redone
+              g.labels_of(s, system, labels.data());
+              g.fill_state(base + k, root, labels.data());
+              g.store().bind(root, base + k);
+              done[k] = 1;
+            }
+          });
+        },
+        [] {}, [&] { g.store().grow(); });
+    if (bad.load()) throw CheckpointError("the checkpoint is corrupted (a state does not decode)");
     first += n;
   }
   constexpr StateId kBatch = 4096;

@@ -71,14 +71,14 @@ void Expander::generate(Generator::Sink sink) {
   }
 }
 
-uint32_t Partition::owner(const hashing::SegmentedEncoding& e) const {
+uint64_t placement_key(const hashing::SegmentedEncoding& e) {
   uint64_t key = 0;
   for (uint32_t p = 0; p + 1 < e.begin.size(); ++p)
     key += hashing::part_key(std::string_view(e.bytes).substr(e.begin[p], e.begin[p + 1] - e.begin[p]), p);
-  return hashing::owner_of_key(key, ranks);
+  return key;
 }
 
-void Expander::expand_partitioned(uint32_t root, const Partition& partition, FunctionRef<void(const Candidate&)> out) {
+void Expander::expand_split(uint32_t root, FunctionRef<bool(uint64_t)> here, FunctionRef<void(const Candidate&)> out) {
   const auto& layout = system_.layout();
   load(root);
   const bool plain = !system_.may_have_fresh();
@@ -105,18 +105,20 @@ void Expander::expand_partitioned(uint32_t root, const Partition& partition, Fun
       encode_changed(succ, *info.changed_parts);
       uint64_t key = base_key;
       for (const auto& part : parts_) key += hashing::part_key(part.bytes, part.part) - base_keys_[part.part];
-      c.owner = hashing::owner_of_key(key, partition.ranks);
-      if (c.owner == partition.me)
+      c.place = key;
+      c.here = here(key);
+      if (c.here)
         c.root = store_.intern_patched(base_.data(), parts_);
       else
         c.changed = parts_;
     } else if (!plain && repeats_previous(label, succ, info)) {
-      // The same successor as the one before: its owner, and its root or
-      // its encoding (succ_enc_ still holds it).
+      // The same successor as the one before: its placement, and its root
+      // or its encoding (succ_enc_ still holds it).
       ++repeated_;
       if (previous_.state) c.state = previous_.state;
-      c.owner = previous_.owner;
-      if (c.owner == partition.me)
+      c.place = previous_.place;
+      c.here = previous_.here;
+      if (c.here)
         c.root = previous_.root;
       else
         c.encoding = &succ_enc_;
@@ -127,14 +129,16 @@ void Expander::expand_partitioned(uint32_t root, const Partition& partition, Fun
         c.state = &canon_.canonical_state(succ, form_);
       }
       hashing::encode_segmented(*c.state, layout, succ_enc_);
-      c.owner = partition.owner(succ_enc_);
-      if (c.owner == partition.me)
+      c.place = placement_key(succ_enc_);
+      c.here = here(c.place);
+      if (c.here)
         c.root = store_.intern(succ_enc_);
       else
         c.encoding = &succ_enc_;
       if (!plain) {
         remember(label, succ, info, c.root, c.state == &succ ? nullptr : c.state);
-        previous_.owner = c.owner;
+        previous_.place = c.place;
+        previous_.here = c.here;
       }
     }
     out(c);

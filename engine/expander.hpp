@@ -28,7 +28,7 @@ namespace ddsmc::engine {
 enum class OnBound : uint8_t { Stop, Prune };
 
 // Thrown by a successor callback to end the expansion there (a max-states
-// cut-off inside one expansion: engine/level.hpp). The expander stays
+// cut-off inside one expansion: engine/slice.hpp). The expander stays
 // usable; the callback's caller catches it.
 struct ExpansionCut {};
 
@@ -38,23 +38,23 @@ struct Candidate {
   uint32_t root = 0;                             // of its canonical encoding in the store
   const hashing::GlobalState* state = nullptr;   // the successor (its labels are those of its class)
   bool violating = false;                        // over a bound (only under OnBound::Stop)
-  // expand_partitioned() only: the rank that owns the successor, and, when
-  // that is not this one (root unset), either its canonical encoding whole
-  // (`encoding`), or the parts in which it differs from `base`, the
-  // expanded state's encoding (`changed`, by increasing part; `encoding`
-  // null). `base` is set whenever the model is plain (no fresh constants).
-  uint32_t owner = 0;
+  // expand_split() only: the successor's placement key (placement_key()),
+  // and whether it is interned here (`root` set); when not, either its
+  // canonical encoding whole (`encoding`), or the parts in which it differs
+  // from `base`, the expanded state's encoding (`changed`, by increasing
+  // part; `encoding` null). `base` is set whenever the model is plain (no
+  // fresh constants).
+  bool here = true;
+  uint64_t place = 0;
   const hashing::SegmentedEncoding* encoding = nullptr;
   const hashing::SegmentedEncoding* base = nullptr;
   std::span<const hashing::TreeStore::Part> changed{};
 };
 
-// The partition of the states among ranks (dist/): `ranks` owners by
-// hashing::part_key, this process being `me`.
-struct Partition {
-  uint32_t ranks = 1, me = 0;
-  uint32_t owner(const hashing::SegmentedEncoding& e) const;
-};
+// A state's placement key: the sum mod 2^64 of hashing::part_key over the
+// parts of its canonical segmented encoding, which a step updates from the
+// parts it changed alone (the distributed engine places states by it).
+uint64_t placement_key(const hashing::SegmentedEncoding& e);
 
 class Expander {
  public:
@@ -62,12 +62,12 @@ class Expander {
   void set_cancellation(Cancellation* c) { gen_->set_cancellation(c); }
   // The successors of the state of root `root`, in the generator's order.
   void expand(uint32_t root, FunctionRef<void(const Candidate&)> out);
-  // The same for one rank of a partition: a successor it owns is interned
-  // (as expand() does), one another rank owns comes with its canonical
-  // encoding instead (whole, or as the parts a step changed), to be sent
-  // to its owner. The owner is found from the parts a step changed, as the
-  // interning is.
-  void expand_partitioned(uint32_t root, const Partition& partition, FunctionRef<void(const Candidate&)> out);
+  // The same when only some successors are interned here, those whose
+  // placement key here(key) accepts (the distributed engine: the states
+  // this rank owns); the others come with their canonical encoding instead
+  // (whole, or as the parts a step changed), to be interned elsewhere. The
+  // key is found from the parts a step changed, as the interning is.
+  void expand_split(uint32_t root, FunctionRef<bool(uint64_t)> here, FunctionRef<void(const Candidate&)> out);
   // Interns the canonical form of a state given whole (the initial one, a
   // successor with fresh constants); returns its root.
   uint32_t intern(const hashing::GlobalState& s);
@@ -84,8 +84,8 @@ class Expander {
   std::unique_ptr<Generator> gen_;
   hashing::Canonicalizer canon_;
   hashing::SegmentedEncoding enc_;  // the state being expanded, then scratch
-  hashing::SegmentedEncoding succ_enc_;  // expand_partitioned(): a successor's
-  hashing::SegmentedEncoding base_enc_;  // expand_partitioned(): the expanded state's
+  hashing::SegmentedEncoding succ_enc_;  // expand_split(): a successor's
+  hashing::SegmentedEncoding base_enc_;  // expand_split(): the expanded state's
   std::vector<uint64_t> base_keys_;      // its part keys
   std::vector<uint32_t> base_;      // the expanded state's tree
   std::vector<uint32_t> decoded_;   // per part: the leaf current_ holds decoded, or kUnknown
@@ -112,8 +112,9 @@ class Expander {
   struct Previous {
     bool valid = false;
     EdgeLabel label;
-    uint32_t root = 0;                            // if this rank owns it
-    uint32_t owner = 0;                           // expand_partitioned()
+    uint32_t root = 0;                            // if interned here
+    bool here = true;                             // expand_split()
+    uint64_t place = 0;                           // expand_split()
     const hashing::GlobalState* state = nullptr;  // null: the successor itself
     std::vector<uint32_t> parts;
     std::vector<std::vector<hashing::Word>> words;  // per changed part

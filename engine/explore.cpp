@@ -22,21 +22,7 @@ using Clock = std::chrono::steady_clock;
 
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-// What one worker (one slot of the TBB arena) owns.
-struct Worker {
-  Worker(const System& system, OnBound on_bound, hashing::TreeStore& store, const Cancellation& c)
-      : expander(system, on_bound, store), cancel(c) {
-    expander.set_cancellation(&cancel);
-  }
-  Expander expander;
-  Cancellation cancel;  // a copy per worker: it keeps a little state of its own
-  Level::Edges edges;
-};
-
-// The most sources one slice of the queue takes (see run()): about 16 MiB
-// of edge buffers and new states at 10 successors per state; a slice has
-// 4 to 16 rounds at 2 to 8 threads.
-inline constexpr StateId kSlice = StateId{1} << 17;
+using Worker = SliceWorker;
 
 class Bfs {
  public:
@@ -119,75 +105,53 @@ class Bfs {
     }
   }
 
-  // Expands the frontier [first, end) in rounds (so that the table can grow
+  // Expands the slice [first, end) in rounds (so that the table can grow
   // between them and progress shows), then commits it.
   void run_level(StateId first, StateId end) {
-    const uint64_t room = opts_.max_states ? opts_.max_states - std::min<uint64_t>(opts_.max_states, g_.num_states())
-                                           : std::numeric_limits<uint64_t>::max();
-    Level level(system_, g_, first, end, room);
-    for (auto& w : workers_) w->edges.edges.clear();
+    const uint64_t room = slice_room(opts_.max_states, g_.num_states());
+    Slice slice(g_, arena_, workers_, first, end, room);
     const bool stop_at_violation = opts_.on_bound == OnBound::Stop;
-    const StateId round = static_cast<StateId>(std::max<size_t>(1024, 4096 * threads_));
-    StateId redo = 0;  // the end of the round TreeStoreFull interrupted (0: none)
+    const StateId round = round_sources(threads_);
     for (StateId lo = first; lo < end;) {
       // Near a --max-states cut-off, rounds shrink to the sources expected to
       // reach it, so that a cut-off after a few states of a wide level does
       // not wait for a whole round of them.
       StateId n = round;
       if (opts_.max_states) {
-        const uint64_t left = room - std::min<uint64_t>(room, level.new_states());
+        const uint64_t left = room - std::min<uint64_t>(room, slice.new_states());
         const double sources = double(left) / std::max(new_rate_, 1e-3) + double(threads_);
         n = static_cast<StateId>(std::min<double>(n, sources));
       }
-      // A round TreeStoreFull interrupted is redone whole, however far the
-      // states it found (which stay in the level) moved the cut-off: a
-      // cut-off may fall among them only once all its sources are expanded.
-      const StateId hi = redo ? redo : std::min<StateId>(end, lo + n);
-      redo = 0;
-      reserve_for(hi - lo, g_.num_states() + level.new_states(), room);
-      const uint64_t new_before = level.new_states();
-      std::vector<size_t> sizes;
-      for (auto& w : workers_) sizes.push_back(w->edges.edges.size());
-      try {
-        arena_.execute([&] {
-          parallel_for(lo, hi, 16, [&](const tbb::blocked_range<StateId>& r) {
-            const uint32_t slot = worker_slot();
-            Worker& w = *workers_[slot];
-            for (StateId s = r.begin(); s < r.end(); ++s) {
-              w.cancel.poll();
-              maybe_report_progress(level, end - s);
-              level.expand(s, w.expander, w.edges, slot);
-            }
-          });
-        });
-      } catch (const hashing::TreeStoreFull&) {
-        for (size_t i = 0; i < workers_.size(); ++i) workers_[i]->edges.edges.resize(sizes[i]);
-        level.forget(lo, hi);
-        grow_store();
-        redo = hi;
-        continue;
-      }
+      const StateId hi = std::min<StateId>(end, lo + n);
+      reserve_for(hi - lo, g_.num_states() + slice.new_states(), room);
+      const uint64_t new_before = slice.new_states();
+      slice.expand_round(
+          workers_, lo, hi,
+          [&](StateId s, Worker& w, uint32_t slot) {
+            w.cancel.poll();
+            maybe_report_progress(slice, end - s);
+            LocalRouter router{w.expander, slice, system_, g_};
+            slice.expand(s, s, router, slot);
+          },
+          [&] { grow_store(); });
       expanded_ += hi - lo;
-      found_ += level.new_states() - new_before;
+      found_ += slice.new_states() - new_before;
       new_rate_ = double(found_) / double(expanded_);
       lo = hi;
-      // A cut-off falls among the states found so far: later sources only
-      // find states with larger discovery keys.
-      if (level.new_states() > room || (stop_at_violation && level.found_violation())) break;
+      if (cut_certain(slice.new_states(), slice.found_violation(), room, stop_at_violation)) break;
     }
-    std::vector<Level::Edges*> buffers;
-    for (auto& w : workers_) buffers.push_back(&w->edges);
-    Level::Outcome out = arena_.execute([&] { return level.finish(buffers, room, stop_at_violation); });
+    KeyOrder numbering(g_, stop_at_violation);
+    const Slice::Outcome out = slice.finish(numbering);
     transitions_.fetch_add(out.transitions, std::memory_order_relaxed);
     res_.pruned_states += out.pruned;
-    if (out.violating) {
+    if (out.cut.violating != kNoState) {
       hashing::GlobalState s;
-      hashing::decode(g_.bytes(*out.violating), system_.layout(), s);
+      hashing::decode(g_.bytes(out.cut.violating), system_.layout(), s);
       res_.violation = system_.check_bounds(s);
-      res_.violating_state = *out.violating;
-      res_.violating_parent = out.violating_parent;
+      res_.violating_state = out.cut.violating;
+      res_.violating_parent = out.cut.halted;
       stop("bound");
-    } else if (out.max_states) {
+    } else if (out.cut.max_states) {
       stop("max-states");
     }
   }
@@ -221,15 +185,15 @@ class Bfs {
 
   // From any worker, before a state: the first worker to see that a report
   // is due makes it (queue: roughly, the frontier left plus the new states).
-  void maybe_report_progress(const Level& level, uint64_t queue) {
+  void maybe_report_progress(const Slice& slice, uint64_t queue) {
     if (!opts_.progress) return;
     const int64_t now = Clock::now().time_since_epoch().count();
     int64_t due = next_progress_.load(std::memory_order_relaxed);
     if (now < due) return;
     const auto interval = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(opts_.progress_interval));
     if (!next_progress_.compare_exchange_strong(due, now + interval.count(), std::memory_order_relaxed)) return;
-    opts_.progress({g_.num_states() + level.new_states(), transitions_.load(std::memory_order_relaxed),
-                    queue + level.new_states(), since(start_)});
+    opts_.progress({g_.num_states() + slice.new_states(), transitions_.load(std::memory_order_relaxed),
+                    queue + slice.new_states(), since(start_)});
   }
 
   const System& system_;
