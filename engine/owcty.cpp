@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <stdexcept>
 #include <utility>
 
 #include "engine/parallel.hpp"
