@@ -9,6 +9,7 @@
 #include "dist/wire.hpp"
 #include "engine/fair_scc.hpp"
 #include "engine/lasso.hpp"
+#include "engine/properties.hpp"
 
 namespace ddsmc::dist {
 namespace {
@@ -54,7 +55,7 @@ struct ZGraph {
 };
 
 // This rank's states of Z: global id, labels, edges.
-void write_z(const Shard& shard, const DistZ& z, std::vector<uint8_t>& out) {
+void write_z(const Shard& shard, const engine::OwctyResult& z, std::vector<uint8_t>& out) {
   const engine::StateGraph& g = shard.graph();
   Writer w(out);
   std::vector<uint64_t> labels(g.label_words());
@@ -74,7 +75,7 @@ void write_z(const Shard& shard, const DistZ& z, std::vector<uint8_t>& out) {
 }
 
 // Every rank's states of Z, on rank 0 (collective).
-std::vector<uint8_t> gather_z(const Shard& shard, const DistZ& z, MPI_Comm comm, int rank) {
+std::vector<uint8_t> gather_z(const Shard& shard, const engine::OwctyResult& z, MPI_Comm comm, int rank) {
   std::vector<uint8_t> mine;
   agree_on_stop(comm, stop_of([&] { write_z(shard, z, mine); }));
   int ranks = 1;
@@ -137,14 +138,6 @@ void build_z(const std::vector<uint8_t>& all, uint32_t words, ZGraph& out) {
   for (size_t i = 0; i < rows.size(); ++i) out.graph.write_edges(static_cast<StateId>(i), rows[i]);
 }
 
-// The pieces of a property's subgraph H, on local ids.
-struct DistSubgraph {
-  std::function<bool(StateId)> keep_state;
-  bool stable_edges_only = false;
-  bool roots_everywhere = true;  // sometimes-*: every state of H; always-*: state 0
-  bool need_unstable = false;
-};
-
 class Analysis {
  public:
   Analysis(const Shard& shard, const Directory& dir, const hashing::StateLayout& layout, engine::Fairness f,
@@ -154,15 +147,9 @@ class Analysis {
   }
 
   // True (on every rank) when H has a fair SCC; its lasso goes to `lasso` on rank 0.
-  bool find_fair_scc(const DistSubgraph& h, engine::AnalysisStats& stats, std::optional<engine::Lasso>& lasso) {
+  bool find_fair_scc(const engine::Subgraph& h, engine::AnalysisStats& stats, std::optional<engine::Lasso>& lasso) {
     ++stats.subgraphs;
-    engine::FairSccQuery q;
-    q.keep_state = h.keep_state;
-    q.stable_edges_only = h.stable_edges_only;
-    q.roots_everywhere = h.roots_everywhere;
-    q.fairness = f_;
-    q.need_unstable = h.need_unstable;
-    DistZ z = owcty(shard_.graph(), dir_, q, cancel_, comm_);
+    engine::OwctyResult z = owcty(shard_.graph(), dir_, h, f_, cancel_, comm_);
     stats.rounds += z.rounds;
     stats.passes += z.passes;
     stats.survivors += z.survivors;
@@ -172,16 +159,15 @@ class Analysis {
     ZGraph zg(layout_);
     std::vector<uint8_t> gathered = gather_z(shard_, z, comm_, rank_);
     z.flags = {};
-    engine::Subgraph inside;
+    engine::Subgraph inside = h;
     inside.keep_state = [](StateId) { return true; };
-    inside.stable_edges_only = h.stable_edges_only;
-    inside.cancel = &cancel_;
+    inside.roots_everywhere = true;
     std::optional<engine::FairScc> scc;
     std::vector<StateId> members;
     on_root(comm_, rank_, [&] {
       build_z(gathered, shard_.graph().label_words(), zg);
       gathered = {};
-      scc = engine::first_fair_scc(zg.graph, inside, true, f_, h.need_unstable);
+      scc = engine::first_fair_scc(zg.graph, inside, f_);
       if (!scc) throw std::logic_error("analysis: the OWCTY fixpoint is not empty but holds no fair SCC");
       for (StateId m : scc->members) members.push_back(zg.gids[m]);
       std::sort(members.begin(), members.end());
@@ -189,8 +175,7 @@ class Analysis {
     broadcast(members, comm_);
 
     // The stem over the ranks, then (rank 0) the cycle inside the SCC.
-    const std::function<bool(StateId)>* stem_keep = h.roots_everywhere ? nullptr : &h.keep_state;
-    engine::Path stem = stem_path(shard_, dir_, stem_keep, members, cancel_, comm_);
+    engine::Path stem = stem_path(shard_, dir_, engine::stem_states_of(h), members, cancel_, comm_);
     if (rank_ != 0) return true;
     std::vector<char> in_scc(zg.graph.num_states(), 0);
     engine::Path cycle = engine::build_cycle(zg.graph, inside, scc->members, scc->targets, zg.mini(stem.states.back()),
@@ -216,8 +201,6 @@ class Analysis {
     return std::vector<char>(seen.begin(), seen.end());
   }
 
-  int rank() const { return rank_; }
-
  private:
   const Shard& shard_;
   const Directory& dir_;
@@ -233,61 +216,12 @@ class Analysis {
 engine::Verdict analyze(const Shard& shard, const Directory& dir, const hashing::StateLayout& layout,
                         engine::Property p, engine::Fairness f, bool complete, engine::Cancellation& cancel,
                         MPI_Comm comm) {
-  using engine::Property;
-  const engine::StateGraph& g = shard.graph();
   Analysis a(shard, dir, layout, f, cancel, comm);
-  engine::Verdict v;
-  v.property = p;
-  bool found = false;
-  switch (p) {
-    case Property::SometimesTotal:
-    case Property::SometimesPartial: {
-      DistSubgraph h;
-      h.stable_edges_only = true;
-      if (p == Property::SometimesTotal)
-        h.keep_state = [&](StateId s) { return !g.any_faulty(s); };
-      else
-        h.keep_state = [&](StateId s) { return !g.all_faulty(s); };
-      found = a.find_fair_scc(h, v.stats, v.lasso);
-      if (found) v.holds = true;
-      else if (complete) v.holds = false;
-      break;
-    }
-    case Property::AlwaysTotal:
-    case Property::AlwaysPartial: {
-      std::vector<std::optional<uint32_t>> nodes;
-      if (p == Property::AlwaysTotal) {
-        nodes.push_back(std::nullopt);
-      } else {
-        // Nodes never faulty anywhere give the same subgraph: checked once.
-        const std::vector<char> ever = a.ever_faulty_nodes();
-        bool clean = false;
-        for (uint32_t n = 0; n < g.num_nodes(); ++n)
-          if (ever[n] || !clean) {
-            clean |= !ever[n];
-            nodes.push_back(n);
-          }
-      }
-      for (const auto& n : nodes) {
-        DistSubgraph h;
-        h.roots_everywhere = false;
-        h.need_unstable = true;
-        if (n)
-          h.keep_state = [&g, node = *n](StateId s) { return !g.faulty(s, node); };
-        else
-          h.keep_state = [&g](StateId s) { return !g.any_faulty(s); };
-        found = a.find_fair_scc(h, v.stats, v.lasso);
-        if (found) {
-          v.node = n;
-          break;
-        }
-      }
-      if (found) v.holds = false;
-      else if (complete) v.holds = true;
-      break;
-    }
-  }
-  return v;
+  auto ever_faulty = [&] { return a.ever_faulty_nodes(); };
+  auto find = [&](const engine::Subgraph& h, engine::AnalysisStats& stats, std::optional<engine::Lasso>& lasso) {
+    return a.find_fair_scc(h, stats, lasso);
+  };
+  return engine::decide(shard.graph(), p, complete, cancel, ever_faulty, find);
 }
 
 std::vector<StateId> bfs_tree_path(const Shard& shard, const Directory& dir, StateId target, StateId target_parent,

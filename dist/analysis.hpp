@@ -1,7 +1,10 @@
 // The convergence analysis of engine/analysis.hpp over the ranks (docs/
 // dist.md, "The distributed analysis"), on the shards the distributed
-// exploration left, with no rank holding the whole graph:
-//   - per subgraph H, the OWCTY fixpoint Z over the ranks (dist/owcty.hpp);
+// exploration left, with no rank holding the whole graph. The properties'
+// subgraphs and verdicts are engine/properties.hpp's table (the one
+// engine::analyze follows); per subgraph H:
+//   - the OWCTY fixpoint Z over the ranks (dist/owcty.hpp: the
+//     single-process driver, engine/owcty_fixpoint.hpp, with a mailbox walk);
 //   - when Z is not empty, rank 0 gathers H restricted to Z (usually a few
 //     states) and runs the single-process Tarjan, qualify and cycle search
 //     on it, with Z's states renumbered in the order of their global ids;

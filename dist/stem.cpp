@@ -20,7 +20,7 @@ StateId min_over_ranks(StateId x, MPI_Comm comm) {
 
 }  // namespace
 
-engine::Path stem_path(const Shard& shard, const Directory& dir, const std::function<bool(StateId)>* keep,
+engine::Path stem_path(const Shard& shard, const Directory& dir, engine::StemStates keep,
                        const std::vector<StateId>& goals, engine::Cancellation& cancel, MPI_Comm comm) {
   const engine::StateGraph& g = shard.graph();
   const std::vector<StateId>& gids = shard.gids();

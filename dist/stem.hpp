@@ -8,7 +8,6 @@
 
 #include <mpi.h>
 
-#include <functional>
 #include <vector>
 
 #include "dist/directory.hpp"
@@ -22,8 +21,7 @@ namespace ddsmc::dist {
 // (global ids, edges to global ids) on every rank; std::logic_error on
 // every rank when no goal is reachable. Throws Cancelled on every rank
 // when any rank stops.
-engine::Path stem_path(const Shard& shard, const Directory& dir,
-                       const std::function<bool(engine::StateId)>* keep, const std::vector<engine::StateId>& goals,
-                       engine::Cancellation& cancel, MPI_Comm comm);
+engine::Path stem_path(const Shard& shard, const Directory& dir, engine::StemStates keep,
+                       const std::vector<engine::StateId>& goals, engine::Cancellation& cancel, MPI_Comm comm);
 
 }  // namespace ddsmc::dist

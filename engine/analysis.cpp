@@ -2,11 +2,10 @@
 
 #include <algorithm>
 #include <atomic>
-#include <functional>
-#include <stdexcept>
 
 #include "engine/fair_scc.hpp"
 #include "engine/parallel.hpp"
+#include "engine/properties.hpp"
 
 namespace ddsmc::engine {
 namespace {
@@ -38,57 +37,15 @@ std::vector<char> ever_faulty_nodes(const StateGraph& g, Cancellation& cancel, b
   return out;
 }
 
+// The property's table (engine/properties.hpp) over this graph's searches.
 Verdict analyze_with(const StateGraph& g, Property p, Fairness f, bool complete, Cancellation& cancel,
                      bool parallel) {
-  Verdict v;
-  v.property = p;
-  switch (p) {
-    case Property::SometimesTotal:
-    case Property::SometimesPartial: {
-      // A converged suffix: stable edges only, between states meeting the
-      // fault condition; every explored state is reachable.
-      Subgraph sub;
-      sub.cancel = &cancel;
-      sub.stable_edges_only = true;
-      if (p == Property::SometimesTotal)
-        sub.keep_state = [&](StateId s) { return !g.any_faulty(s); };
-      else
-        sub.keep_state = [&](StateId s) { return !g.all_faulty(s); };
-      v.lasso = find_fair_scc(g, sub, true, f, false, parallel, v.stats);
-      if (v.lasso) v.holds = true;
-      else if (complete) v.holds = false;
-      break;
-    }
-    case Property::AlwaysTotal: {
-      Subgraph sub;
-      sub.cancel = &cancel;
-      sub.keep_state = [&](StateId s) { return !g.any_faulty(s); };
-      v.lasso = find_fair_scc(g, sub, false, f, true, parallel, v.stats);
-      if (v.lasso) v.holds = false;
-      else if (complete) v.holds = true;
-      break;
-    }
-    case Property::AlwaysPartial: {
-      // Nodes that are never faulty anywhere give the same subgraph: check it once.
-      std::vector<char> ever_faulty = ever_faulty_nodes(g, cancel, parallel);
-      bool checked_clean = false;
-      for (uint32_t n = 0; n < g.num_nodes() && !v.lasso; ++n) {
-        if (!ever_faulty[n]) {
-          if (checked_clean) continue;
-          checked_clean = true;
-        }
-        Subgraph sub;
-        sub.cancel = &cancel;
-        sub.keep_state = [&g, n](StateId s) { return !g.faulty(s, n); };
-        v.lasso = find_fair_scc(g, sub, false, f, true, parallel, v.stats);
-        if (v.lasso) v.node = n;
-      }
-      if (v.lasso) v.holds = false;
-      else if (complete) v.holds = true;
-      break;
-    }
-  }
-  return v;
+  auto ever_faulty = [&] { return ever_faulty_nodes(g, cancel, parallel); };
+  auto find = [&](const Subgraph& h, AnalysisStats& stats, std::optional<Lasso>& lasso) {
+    lasso = find_fair_scc(g, h, f, parallel, stats);
+    return lasso.has_value();
+  };
+  return decide(g, p, complete, cancel, ever_faulty, find);
 }
 
 }  // namespace

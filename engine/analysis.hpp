@@ -53,6 +53,8 @@ struct Verdict {
 // `cancel` is polled in every walk over the graph; a stop throws Cancelled
 // (and an allocation failure std::bad_alloc) with no verdict.
 //
+// The subgraphs each property examines and how their fair SCCs make the
+// verdict are engine/properties.hpp's table, shared with dist::analyze.
 // Parallel (docs/engine.md §10): for each subgraph, an OWCTY elimination
 // fixpoint (engine/owcty.hpp) on the caller's task arena decides whether a
 // fair SCC exists; only when one does, a sequential Tarjan inside the

@@ -84,18 +84,17 @@ class SccFinder {
 
 }  // namespace
 
-std::optional<FairScc> first_fair_scc(const StateGraph& g, const Subgraph& sub, bool roots_everywhere, Fairness f,
-                                      bool need_unstable) {
+std::optional<FairScc> first_fair_scc(const StateGraph& g, const Subgraph& sub, Fairness f) {
   std::vector<char> in_scc(g.num_states(), 0);
   FairScc out;
   std::optional<CycleTargets> targets;
   SccFinder finder(g, sub);
   auto on_scc = [&](const std::vector<StateId>& scc) {
-    targets = qualify(g, sub, scc, in_scc, f, need_unstable);
+    targets = qualify(g, sub, scc, in_scc, f);
     if (targets) out.members = scc;
     return targets.has_value();
   };
-  if (roots_everywhere) {
+  if (sub.roots_everywhere) {
     for (StateId s = 0; s < g.num_states() && !targets; ++s) finder.run_from(s, on_scc);
   } else if (g.num_states() > 0) {
     finder.run_from(0, on_scc);
@@ -112,9 +111,8 @@ namespace {
 // through `stem_states`). The lasso is built after the finder is done, in
 // its memory: the peak is the finder's 4 bytes and a bit per state, plus 1
 // for in_scc.
-std::optional<Lasso> search(const StateGraph& g, const Subgraph& sub, bool roots_everywhere, Fairness f,
-                            bool need_unstable, StemStates stem_states) {
-  auto scc = first_fair_scc(g, sub, roots_everywhere, f, need_unstable);
+std::optional<Lasso> search(const StateGraph& g, const Subgraph& sub, Fairness f, StemStates stem_states) {
+  auto scc = first_fair_scc(g, sub, f);
   if (!scc) return std::nullopt;
   std::vector<char> in_scc(g.num_states(), 0);
   return build_lasso(g, sub, scc->members, scc->targets, stem_states, in_scc, std::move(scc->buffer));
@@ -122,25 +120,20 @@ std::optional<Lasso> search(const StateGraph& g, const Subgraph& sub, bool roots
 
 }  // namespace
 
-std::optional<Lasso> find_fair_scc(const StateGraph& g, const Subgraph& sub, bool roots_everywhere, Fairness f,
-                                   bool need_unstable, bool parallel, AnalysisStats& stats) {
+std::optional<Lasso> find_fair_scc(const StateGraph& g, const Subgraph& sub, Fairness f, bool parallel,
+                                   AnalysisStats& stats) {
   ++stats.subgraphs;
-  StemStates stem = roots_everywhere ? nullptr : &sub.keep_state;
-  if (!parallel) return search(g, sub, roots_everywhere, f, need_unstable, stem);
-  FairSccQuery q;
-  q.keep_state = sub.keep_state;
-  q.stable_edges_only = sub.stable_edges_only;
-  q.roots_everywhere = roots_everywhere;
-  q.fairness = f;
-  q.need_unstable = need_unstable;
-  OwctyResult z = owcty(g, q, *sub.cancel);
+  const StemStates stem = stem_states_of(sub);
+  if (!parallel) return search(g, sub, f, stem);
+  OwctyResult z = owcty(g, sub, f, *sub.cancel);
   stats.rounds += z.rounds;
   stats.passes += z.passes;
   stats.survivors += z.survivors;
   if (z.survivors == 0) return std::nullopt;
   Subgraph inside_z = sub;
   inside_z.keep_state = [&z](StateId s) { return (z.flags[s] & kSurvives) != 0; };
-  auto lasso = search(g, inside_z, true, f, need_unstable, stem);
+  inside_z.roots_everywhere = true;
+  auto lasso = search(g, inside_z, f, stem);
   if (!lasso) throw std::logic_error("analysis: the OWCTY fixpoint is not empty but holds no fair SCC");
   return lasso;
 }

@@ -20,18 +20,16 @@ struct FairScc {
 };
 
 // The first maximal SCC of the subgraph that qualifies, by one Tarjan from
-// every kept state in id order (roots_everywhere) or from state 0.
-std::optional<FairScc> first_fair_scc(const StateGraph& g, const Subgraph& sub, bool roots_everywhere, Fairness f,
-                                      bool need_unstable);
+// every kept state in id order (sub.roots_everywhere) or from state 0.
+std::optional<FairScc> first_fair_scc(const StateGraph& g, const Subgraph& sub, Fairness f);
 
 // The lasso of a fair SCC of the subgraph, if it has one. Sequentially: one
-// Tarjan over the subgraph (roots: every kept state for sometimes-*, state 0
-// for always-*). In parallel: the OWCTY fixpoint Z first; Z is empty iff
-// there is no fair SCC, and otherwise a source SCC of Z is one
-// (docs/engine.md §10), so Tarjan runs over Z only, from every state of it.
-// The stem goes anywhere for sometimes-* and through the subgraph's states
-// for always-*, in both cases.
-std::optional<Lasso> find_fair_scc(const StateGraph& g, const Subgraph& sub, bool roots_everywhere, Fairness f,
-                                   bool need_unstable, bool parallel, AnalysisStats& stats);
+// Tarjan over the subgraph (roots as sub says). In parallel: the OWCTY
+// fixpoint Z first; Z is empty iff there is no fair SCC, and otherwise a
+// source SCC of Z is one (docs/engine.md §10), so Tarjan runs over Z only,
+// from every state of it. The stem goes as stem_states_of(sub) says, in
+// both cases.
+std::optional<Lasso> find_fair_scc(const StateGraph& g, const Subgraph& sub, Fairness f, bool parallel,
+                                   AnalysisStats& stats);
 
 }  // namespace ddsmc::engine

@@ -2,7 +2,7 @@
 // under channel fairness, for every arc some state of the cycle has that
 // channel empty or some edge of it serves that arc; under --fairness=none
 // there is no condition. One definition for the analysis (an SCC qualifies,
-// analysis.cpp's qualify) and for replay (a lasso's cycle is fair).
+// engine/lasso.cpp's qualify) and for replay (a lasso's cycle is fair).
 #pragma once
 
 #include <cstdint>

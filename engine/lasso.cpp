@@ -129,7 +129,8 @@ void append(Path& a, const Path& b) {
 }  // namespace
 
 std::optional<CycleTargets> qualify(const StateGraph& g, const Subgraph& sub, const std::vector<StateId>& members,
-                                    std::vector<char>& in_scc, Fairness fairness, bool need_unstable) {
+                                    std::vector<char>& in_scc, Fairness fairness) {
+  const bool need_unstable = sub.need_unstable;
   for (StateId s : members) in_scc[s] = 1;
   CycleTargets t;
   bool has_edge = false, has_unstable = false;

@@ -10,11 +10,12 @@
 
 namespace ddsmc::engine {
 
-// Checks the SCC and returns the targets a witness cycle must visit, or
-// nullopt when the SCC does not qualify. `in_scc`: all zero, per state (left
-// so).
+// Checks the SCC (an internal kept edge; a non-stable one if
+// sub.need_unstable; the fairness condition) and returns the targets a
+// witness cycle must visit, or nullopt when the SCC does not qualify.
+// `in_scc`: all zero, per state (left so).
 std::optional<CycleTargets> qualify(const StateGraph& g, const Subgraph& sub, const std::vector<StateId>& members,
-                                    std::vector<char>& in_scc, Fairness fairness, bool need_unstable);
+                                    std::vector<char>& in_scc, Fairness fairness);
 
 // The stem: a shortest path from state 0 through `stem_states` (all:
 // nullptr) to a state with goal[s] set, by levels: a state's parent is the
