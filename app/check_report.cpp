@@ -54,9 +54,9 @@ json property_json(const CheckOutcome& o, const PropertyOutcome& p) {
   return pj;
 }
 
-json rank_seconds_json(const engine::ExploreResult& res) {
+json rank_seconds_json(const engine::RankFigures& f) {
   json j = json::object();
-  for (const auto& [part, seconds] : res.rank_seconds) j[part] = seconds;
+  for (const auto& [part, seconds] : f.rank_seconds) j[part] = seconds;
   return j;
 }
 
@@ -108,6 +108,7 @@ std::string property_text(const CheckOutcome& o, const PropertyOutcome& p) {
 
 json report_json(const CheckOutcome& o) {
   const auto& res = o.explored;
+  const auto& f = o.figures;
   const auto& ov = o.opts.model.overrides;
   json report;
   report["model"] = o.opts.model.path;
@@ -139,11 +140,11 @@ json report_json(const CheckOutcome& o) {
   report["stats"] = {{"seconds", res.seconds},
                      {"analysis_seconds", o.analysis_seconds},
                      {"peak_rss_bytes", peak_rss_bytes()},
-                     {"ranks", res.ranks},
-                     {"bytes_sent", res.bytes_sent},
-                     {"rank_states", res.rank_states.empty() ? std::vector<uint64_t>{res.num_states()} : res.rank_states},
-                     {"rank_peak_rss_bytes", res.rank_peak_rss.empty() ? std::vector<uint64_t>{peak_rss_bytes()} : res.rank_peak_rss},
-                     {"rank0_seconds", rank_seconds_json(res)},
+                     {"ranks", f.ranks},
+                     {"bytes_sent", f.bytes_sent},
+                     {"rank_states", f.rank_states.empty() ? std::vector<uint64_t>{res.num_states()} : f.rank_states},
+                     {"rank_peak_rss_bytes", f.rank_peak_rss.empty() ? std::vector<uint64_t>{peak_rss_bytes()} : f.rank_peak_rss},
+                     {"rank0_seconds", rank_seconds_json(f)},
                      {"threads", res.threads},
                      {"backend", o.backend},
                      {"compile_seconds", o.compile_seconds},

@@ -11,6 +11,7 @@
 
 #include "app/commands.hpp"
 #include "engine/analysis.hpp"
+#include "engine/backend.hpp"
 #include "engine/explore.hpp"
 #include "engine/d2c/trace.hpp"
 
@@ -39,6 +40,7 @@ struct CheckOutcome {
   double analysis_seconds = 0;  // the analyses of the properties (not lifting their traces)
   std::string backend = "interpreted";  // which evaluator ran the steps (--backend)
   double compile_seconds = 0;           // generating and compiling its step (0: cached or interpreted)
+  engine::RankFigures figures{};        // the processes' (Backend::figures())
   bool pruned() const { return opts.on_bound == "prune"; }
   void note_stop(engine::StopReason r) {
     if (analysis_stopped == engine::StopReason::None) analysis_stopped = r;

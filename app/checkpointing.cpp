@@ -1,7 +1,6 @@
 #include "app/checkpointing.hpp"
 
 #include <fmt/format.h>
-#include <mpi.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -9,7 +8,6 @@
 #include <new>
 #include <random>
 
-#include "app/ranks.hpp"
 #include "hashing/fingerprint.hpp"
 
 namespace ddsmc::app {
@@ -27,8 +25,8 @@ std::optional<double> parse_duration(const std::string& text) {
 }
 
 Checkpointing::Checkpointing(std::optional<std::string> dir, std::optional<double> every_seconds,
-                             const std::string& identity, const Ranks* ranks)
-    : dir_(std::move(dir)), every_(every_seconds), ranks_(ranks) {
+                             const std::string& identity, const engine::Processes& processes)
+    : dir_(std::move(dir)), every_(every_seconds), processes_(processes) {
   const hashing::Fingerprint f = hashing::fingerprint(identity);
   identity_ = fmt::format("{:016x}{:016x}", f.hi, f.lo);
 }
@@ -39,14 +37,13 @@ bool Checkpointing::due() const {
 }
 
 int Checkpointing::first_failure(const std::string& error) const {
-  if (!ranks_) return error.empty() ? -1 : 0;
-  const std::vector<uint64_t> failed = ranks_->all(error.empty() ? 0 : 1);
+  const std::vector<uint64_t> failed = processes_.all(error.empty() ? 0 : 1);
   for (size_t k = 0; k < failed.size(); ++k)
     if (failed[k]) return static_cast<int>(k);
   return -1;
 }
 
-int Checkpointing::rank() const { return ranks_ ? ranks_->rank() : 0; }
+int Checkpointing::rank() const { return processes_.rank(); }
 
 void Checkpointing::print_failure(int k, const char* what, const std::string& dir, const std::string& error,
                                   const char* tail) const {
@@ -62,7 +59,7 @@ bool Checkpointing::agree(const std::string& error, const char* what, const std:
 
 bool Checkpointing::lock() {
   std::string error, warning;
-  if (!ranks_ || ranks_->root()) error = lock_.acquire(*dir_, warning);
+  if (processes_.root()) error = lock_.acquire(*dir_, warning);
   if (!warning.empty()) std::fprintf(stderr, "ddsmc: warning: checkpoints in %s: %s\n", dir_->c_str(), warning.c_str());
   return agree(error, "cannot write checkpoints to", *dir_);
 }
@@ -70,10 +67,9 @@ bool Checkpointing::lock() {
 uint64_t Checkpointing::new_generation() const {
   // A fresh number, so that a checkpoint never overwrites the parts the
   // manifest names (a resumed run may write into the directory it resumed from).
-  uint64_t g = (uint64_t{std::random_device{}()} << 32) ^ std::random_device{}() ^
-               static_cast<uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
-  if (ranks_) MPI_Bcast(&g, 1, MPI_UINT64_T, 0, ranks_->comm());
-  return g;
+  const uint64_t g = (uint64_t{std::random_device{}()} << 32) ^ std::random_device{}() ^
+                     static_cast<uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
+  return processes_.from_root(g);
 }
 
 void Checkpointing::write(const engine::ExplorePoint& p) { (void)write_checkpoint(p, {}, false); }
@@ -94,9 +90,9 @@ bool Checkpointing::write_checkpoint(const engine::ExplorePoint& p, const std::v
   engine::CheckpointMeta meta = engine::checkpoint_meta(p);
   meta.verdicts = decided;
   meta.identity = identity_;
-  meta.ranks = ranks_ ? static_cast<uint32_t>(ranks_->size()) : 1;
+  meta.ranks = static_cast<uint32_t>(processes_.size());
   meta.generation = new_generation();
-  const bool root = !ranks_ || ranks_->root();
+  const bool root = processes_.root();
   auto attempt = [](auto&& f) -> std::string {
     try {
       f();
@@ -142,7 +138,7 @@ void Checkpointing::write_point(const engine::ExploreResult& res, const engine::
   p.canonical = res.canonical;
   p.seconds = res.seconds;
   const bool written = write_checkpoint(p, decided, true);
-  if (ranks_ && !ranks_->root()) return;
+  if (!processes_.root()) return;
   // The hint only where there is something to resume from.
   if (written)
     std::fprintf(stderr, "ddsmc: resume with --resume %s\n", dir_->c_str());
@@ -159,11 +155,8 @@ void Checkpointing::after_exploration(const engine::ExploreResult& res, const en
   const std::string& why = res.incomplete_reason;
   if (why != "interrupted" && why != "memory-limit" && why != "out-of-memory") return;
   // The states expanded over every rank are a prefix of the ids.
-  uint64_t next = graph.num_expanded();
-  if (ranks_) {
-    next = 0;
-    for (uint64_t n : ranks_->all(graph.num_expanded())) next += n;
-  }
+  uint64_t next = 0;
+  for (uint64_t n : processes_.all(graph.num_expanded())) next += n;
   write_point(res, graph, gids, next);
 }
 
@@ -175,7 +168,7 @@ void Checkpointing::after_analysis(const engine::ExploreResult& res, const engin
 }
 
 engine::CheckpointMeta Checkpointing::matching_manifest(const std::string& dir) const {
-  const uint32_t ranks = ranks_ ? static_cast<uint32_t>(ranks_->size()) : 1;
+  const uint32_t ranks = static_cast<uint32_t>(processes_.size());
   engine::CheckpointMeta meta = engine::read_checkpoint_manifest(dir);
   if (meta.identity != identity_)
     throw engine::CheckpointError(
@@ -202,7 +195,7 @@ bool Checkpointing::check_manifest(const std::string& dir) const {
 std::optional<engine::CheckpointMeta> Checkpointing::restore(const std::string& dir, const engine::System& system,
                                                              engine::StateGraph& graph,
                                                              std::vector<engine::StateId>& gids) const {
-  const uint32_t rank = ranks_ ? static_cast<uint32_t>(ranks_->rank()) : 0;
+  const uint32_t rank = static_cast<uint32_t>(processes_.rank());
   engine::CheckpointMeta meta;
   std::string error;
   try {
@@ -215,20 +208,17 @@ std::optional<engine::CheckpointMeta> Checkpointing::restore(const std::string& 
   }
   if (!agree(error, "cannot resume from", dir)) return std::nullopt;
   // The parts must add up to the manifest's figures.
-  uint64_t states = graph.num_states(), expanded = graph.num_expanded(), edges = graph.num_edges();
-  if (ranks_) {
-    states = expanded = edges = 0;
-    const auto s = ranks_->all(graph.num_states()), x = ranks_->all(graph.num_expanded()),
-               e = ranks_->all(graph.num_edges());
-    for (size_t k = 0; k < s.size(); ++k) states += s[k], expanded += x[k], edges += e[k];
-  }
+  uint64_t states = 0, expanded = 0, edges = 0;
+  const auto s = processes_.all(graph.num_states()), x = processes_.all(graph.num_expanded()),
+             e = processes_.all(graph.num_edges());
+  for (size_t k = 0; k < s.size(); ++k) states += s[k], expanded += x[k], edges += e[k];
   if (states != meta.states || expanded != meta.next || edges != meta.transitions) {
-    if (!ranks_ || ranks_->root())
+    if (processes_.root())
       std::fprintf(stderr, "ddsmc: cannot resume from %s: the checkpoint is corrupted (its parts do not add up)\n",
                    dir.c_str());
     return std::nullopt;
   }
-  if (!ranks_ || ranks_->root())
+  if (processes_.root())
     std::fprintf(stderr, "ddsmc: resuming from %s: %llu states, %llu expanded\n", dir.c_str(),
                  static_cast<unsigned long long>(meta.states), static_cast<unsigned long long>(meta.next));
   return meta;

@@ -1,7 +1,7 @@
 // `--checkpoint DIR`, `--checkpoint-every DURATION` and `--resume DIR` of
 // `ddsmc check` (docs/engine.md §14): when to write a checkpoint, the
-// ranks' agreement on it under MPI, what it must match to be resumed, and
-// the messages.
+// processes' agreement on it (engine::Processes: the ranks under MPI), what
+// it must match to be resumed, and the messages.
 #pragma once
 
 #include <chrono>
@@ -10,11 +10,10 @@
 #include <vector>
 
 #include "engine/checkpoint.hpp"
+#include "engine/backend.hpp"
 #include "engine/checkpoint_lock.hpp"
 
 namespace ddsmc::app {
-
-class Ranks;
 
 // "90", "90s", "15m", "2h" (a number of seconds, minutes or hours; 0: at
 // every chance); nullopt if not a duration.
@@ -23,10 +22,10 @@ std::optional<double> parse_duration(const std::string& text);
 class Checkpointing {
  public:
   // `identity`: what must be the same to resume (check_identity()).
-  // `ranks`: the MPI ranks (nullptr: one process); under MPI every call
-  // below but due() is collective.
+  // `processes`: the check's (one, or the MPI ranks); every call below but
+  // due() is collective over them.
   Checkpointing(std::optional<std::string> dir, std::optional<double> every_seconds, const std::string& identity,
-                const Ranks* ranks);
+                const engine::Processes& processes);
   bool enabled() const { return dir_.has_value(); }
   // Takes the checkpoint directory's lock for the rest of the run (rank 0
   // under MPI; engine/checkpoint_lock.hpp), creating the directory: false,
@@ -91,7 +90,7 @@ class Checkpointing {
   engine::CheckpointLock lock_;
   std::optional<double> every_;
   std::string identity_;  // hex of a 128-bit hash
-  const Ranks* ranks_;
+  const engine::Processes& processes_;
   std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
   std::string last_error_;                 // the last write error this rank printed
   std::optional<uint64_t> written_states_;  // the last checkpoint this run wrote (its states)

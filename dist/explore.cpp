@@ -3,6 +3,17 @@
 #include "dist/bfs.hpp"
 
 namespace ddsmc::dist::detail {
+namespace {
+
+// The result dist::explore hands DistBfs (DistBfs::res_ is always one):
+// the engine's figures, and the ranks' own, which finish() fills and
+// explore() hands on with the shard.
+struct Explored : engine::ExploreResult {
+  using engine::ExploreResult::ExploreResult;
+  engine::RankFigures ranks;
+};
+
+}  // namespace
 
 void DistBfs::run() {
   const StateId resumed_at = resumed_ ? resume() : kNoState;
@@ -56,9 +67,11 @@ void DistBfs::checkpoint(StateId next) {
 void DistBfs::finish() {
   // (pruned_states is summed over the ranks slice by slice already)
   res_.canonical = canonical_stats();
+  engine::RankFigures& figures = static_cast<Explored&>(res_).ranks;
+  figures.ranks = static_cast<uint32_t>(ranks_);
   std::array<uint64_t, 1> sent{link_.exchange().stats().bytes_sent};
   link_.allreduce(sent, MPI_UINT64_T, MPI_SUM);
-  res_.bytes_sent = sent[0];
+  figures.bytes_sent = sent[0];
   // The graph stays in the shards (the analysis is distributed too,
   // dist/analysis.hpp): the totals, each rank's count and the memory.
   res_.sharded = true;
@@ -67,15 +80,15 @@ void DistBfs::finish() {
   link_.allreduce(edges, MPI_UINT64_T, MPI_SUM);
   res_.shard_transitions = edges[0];
   uint64_t owned = local_.num_states();
-  res_.rank_states.assign(static_cast<size_t>(link_.size()), 0);
-  MPI_Allgather(&owned, 1, MPI_UINT64_T, res_.rank_states.data(), 1, MPI_UINT64_T, link_.collectives());
+  figures.rank_states.assign(static_cast<size_t>(link_.size()), 0);
+  MPI_Allgather(&owned, 1, MPI_UINT64_T, figures.rank_states.data(), 1, MPI_UINT64_T, link_.collectives());
   const engine::StateGraph::Memory m = local_.memory();
   std::array<uint64_t, 7> mem{m.tree_nodes, m.tree_leaves, m.visited, m.roots, m.labels, m.edge_rows, m.edge_index};
   link_.allreduce(mem, MPI_UINT64_T, MPI_SUM);
   res_.memory = {mem[0], mem[1], mem[2], mem[3], mem[4], mem[5], mem[6]};
-  res_.rank_seconds = {{"expand", times_.expand}, {"send", times_.send}, {"offers", times_.offers},
-                       {"phases", times_.phases}, {"commit", times_.commit},
-                       {"collectives", link_.seconds_waiting()}};
+  figures.rank_seconds = {{"expand", times_.expand}, {"send", times_.send}, {"offers", times_.offers},
+                          {"phases", times_.phases}, {"commit", times_.commit},
+                          {"collectives", link_.seconds_waiting()}};
 }
 
 void DistBfs::start_initial() {
@@ -229,7 +242,7 @@ namespace ddsmc::dist {
 engine::ExploreResult explore(const engine::System& system, const engine::ExploreOptions& opts, MPI_Comm comm,
                               std::unique_ptr<Shard>& shard, const Resumed* resumed) {
   const auto start = detail::Clock::now();
-  engine::ExploreResult res(system.layout(), 1 << 12);
+  detail::Explored res(system.layout(), 1 << 12);
   // The protocol has every rank in every collective: a rank that leaves it
   // on an error it cannot report in-band takes the job down rather than
   // leave the others waiting.
@@ -238,12 +251,13 @@ engine::ExploreResult explore(const engine::System& system, const engine::Explor
     bfs.run();
     bfs.finish();
     shard = bfs.take_shard();
+    shard->figures() = std::move(res.ranks);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ddsmc: internal error in the distributed exploration: %s\n", e.what());
     MPI_Abort(comm, 3);
   }
   res.seconds = detail::since(start) + (resumed ? resumed->seconds : 0);
-  return res;
+  return engine::ExploreResult(std::move(res));
 }
 
 }  // namespace ddsmc::dist

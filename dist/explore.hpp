@@ -10,7 +10,8 @@
 // Collective over comm: every rank calls it with the same system and
 // options. The graph stays in the shards: every rank's result has an empty
 // graph and the same figures over all ranks (`sharded`), and `shard`
-// receives this rank's states, encodings included.
+// receives this rank's states, encodings included, and the figures only
+// ranks have (Shard::figures(): states per rank, bytes sent, time by part).
 #pragma once
 
 #include <mpi.h>

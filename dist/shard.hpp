@@ -1,7 +1,8 @@
 // One rank's part of the graph of a distributed exploration
 // (dist/explore.hpp): the states it owns by local id, which ascends with
 // the global id, their encodings (in the shard's own store), labels and
-// edges, whose targets are global ids.
+// edges, whose targets are global ids; and the exploration's figures over
+// the ranks (the report's; engine/backend.hpp).
 #pragma once
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/backend.hpp"
 #include "engine/state_graph.hpp"
 
 namespace ddsmc::dist {
@@ -21,6 +23,8 @@ class Shard {
   engine::StateGraph& graph() { return graph_; }
   const std::vector<engine::StateId>& gids() const { return gids_; }
   std::vector<engine::StateId>& gids() { return gids_; }
+  const engine::RankFigures& figures() const { return figures_; }
+  engine::RankFigures& figures() { return figures_; }
   // Drops the visited set and the tree's index (only reading back is left).
   void end_exploration() { graph_.store().end_exploration(); }
   // The local id of global state `gid`, if this rank owns it.
@@ -39,6 +43,7 @@ class Shard {
  private:
   engine::StateGraph graph_;
   std::vector<engine::StateId> gids_;
+  engine::RankFigures figures_;  // set by dist::explore
 };
 
 }  // namespace ddsmc::dist

@@ -85,13 +85,7 @@ struct ExploreResult {
   StateGraph::Memory memory;  // the graph's, as the exploration left it (before end_exploration)
   double seconds = 0;
   size_t threads = 1;              // workers used (per rank)
-  // The distributed engine's (dist/explore.hpp); one rank otherwise.
-  uint32_t ranks = 1;
-  uint64_t bytes_sent = 0;               // over every rank, in record batches
-  std::vector<uint64_t> rank_states;     // states each rank owns (empty: one rank, all of them)
-  std::vector<uint64_t> rank_peak_rss;   // each rank's peak RSS at the end of the exploration (the app fills it)
-  // Where this rank's exploration time went, by part (dist/explore.cpp)
-  std::vector<std::pair<std::string, double>> rank_seconds;
+  uint32_t ranks = 1;               // processes (dist/explore.hpp; its other figures: engine/backend.hpp)
   // Over every rank: the distributed engine leaves the graph in shards
   // (`graph` is then empty); one process: the graph's.
   bool sharded = false;

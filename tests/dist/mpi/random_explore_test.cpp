@@ -63,7 +63,7 @@ TEST(DistExplore, RandomProgramsGiveTheOneProcessGraph) {
     fresh += system.may_have_fresh();
     EXPECT_EQ(test::outcome_difference(one, many), "") << what;
     uint64_t owned = 0;
-    for (uint64_t n : many.rank_states) owned += n;
+    for (uint64_t n : shard->figures().rank_states) owned += n;
     EXPECT_EQ(owned, one.graph.num_states()) << what;
     EXPECT_EQ(many.num_states(), one.graph.num_states()) << what;
     EXPECT_EQ(many.num_transitions(), one.graph.num_edges()) << what;

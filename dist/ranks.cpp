@@ -1,13 +1,14 @@
-#include "app/ranks.hpp"
+#include "dist/ranks.hpp"
 
 #include <chrono>
 #include <stdexcept>
 #include <thread>
 
-#include "app/commands.hpp"
+#include "dist/consensus.hpp"
+#include "dist/mpi_backend.hpp"
 #include "dist/wire.hpp"
 
-namespace ddsmc::app {
+namespace ddsmc::dist {
 namespace {
 
 // Point-to-point tags on MPI_COMM_WORLD after the exploration.
@@ -15,12 +16,7 @@ enum Tag : int { kFetch = 101, kBytes = 102, kDone = 103, kCommand = 104 };
 
 }  // namespace
 
-std::unique_ptr<Ranks> Ranks::start_if_launched() {
-  if (!dist::launched_under_mpi()) return nullptr;
-  return std::unique_ptr<Ranks>(new Ranks());
-}
-
-Ranks::Ranks() : mpi_(nullptr, nullptr) {
+Ranks::Ranks(int unwound_code) : mpi_(nullptr, nullptr), unwound_code_(unwound_code) {
   MPI_Comm node;
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
   MPI_Comm_size(node, &on_node_);
@@ -28,7 +24,7 @@ Ranks::Ranks() : mpi_(nullptr, nullptr) {
 }
 
 Ranks::~Ranks() {
-  if (root() && explored_ && !finished_) finish(kExitIncomplete);
+  if (root() && explored_ && !finished_) finish(unwound_code_);
 }
 
 int Ranks::worst(int code) const {
@@ -43,8 +39,22 @@ std::vector<uint64_t> Ranks::all(uint64_t value) const {
   return out;
 }
 
+uint64_t Ranks::from_root(uint64_t value) const {
+  MPI_Bcast(&value, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+  return value;
+}
+
+std::optional<std::string> Ranks::disagreement(const std::optional<std::string>& identity) const {
+  return dist::disagreement(MPI_COMM_WORLD, identity);
+}
+
+std::unique_ptr<engine::Backend> Ranks::backend(engine::Fairness fairness, engine::Cancellation& cancel,
+                                                engine::AnalysisCheckpoint checkpoint) {
+  return std::make_unique<MpiBackend>(*this, fairness, cancel, std::move(checkpoint));
+}
+
 std::unordered_map<engine::StateId, std::string> Ranks::fetch(const std::vector<engine::StateId>& ids,
-                                                              const dist::Shard& mine) const {
+                                                              const Shard& mine) const {
   std::unordered_map<engine::StateId, std::string> out;
   for (int r = 1; r < size(); ++r)
     MPI_Send(ids.data(), static_cast<int>(ids.size()), MPI_UINT32_T, r, kFetch, MPI_COMM_WORLD);
@@ -57,7 +67,7 @@ std::unordered_map<engine::StateId, std::string> Ranks::fetch(const std::vector<
     MPI_Get_count(&status, MPI_BYTE, &n);
     std::vector<uint8_t> data(static_cast<size_t>(n));
     MPI_Recv(data.data(), n, MPI_BYTE, r, kBytes, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    dist::Reader in(data);
+    Reader in(data);
     while (!in.done()) {
       const engine::StateId id = in.u32();
       out[id] = std::string(in.bytes(in.varint()));
@@ -73,7 +83,7 @@ void Ranks::command(const std::vector<uint32_t>& args) const {
     MPI_Send(args.data(), static_cast<int>(args.size()), MPI_UINT32_T, r, kCommand, MPI_COMM_WORLD);
 }
 
-int Ranks::serve(const dist::Shard& shard, const OnCommand& on_command) const {
+int Ranks::serve(const Shard& shard, const OnCommand& on_command) const {
   for (;;) {
     int ready = 0;
     MPI_Status status;
@@ -100,7 +110,7 @@ int Ranks::serve(const dist::Shard& shard, const OnCommand& on_command) const {
       continue;
     }
     std::vector<uint8_t> reply;
-    dist::Writer out(reply);
+    Writer out(reply);
     for (engine::StateId id : ids)
       if (auto b = shard.bytes(id)) {
         out.u32(id);
@@ -118,4 +128,4 @@ int Ranks::finish(int code) {
   return code;
 }
 
-}  // namespace ddsmc::app
+}  // namespace ddsmc::dist

@@ -1,0 +1,70 @@
+#include "dist/mpi_backend.hpp"
+
+#include "dist/analysis.hpp"
+#include "dist/explore.hpp"
+#include "dist/mailbox.hpp"
+
+namespace ddsmc::dist {
+
+const engine::ExploreResult& MpiBackend::explore(const engine::System& system, const engine::ExploreOptions& opts,
+                                                 std::optional<engine::Restored> restored) {
+  layout_ = &system.layout();
+  if (!restored) {
+    res_.emplace(dist::explore(system, opts, ranks_.comm(), shard_));
+  } else {
+    const engine::CheckpointMeta& m = restored->meta;
+    const Resumed at{m.pruned_states,
+                     {m.canonical[0], m.canonical[1], m.canonical[2], m.canonical[3], m.canonical[4]},
+                     m.seconds};
+    shard_ = std::make_unique<Shard>(std::move(restored->graph), std::move(restored->gids));
+    res_.emplace(dist::explore(system, opts, ranks_.comm(), shard_, &at));
+  }
+  figures_ = shard_->figures();
+  return *res_;
+}
+
+void MpiBackend::end_exploration(uint64_t peak_rss) {
+  figures_.rank_peak_rss = ranks_.all(peak_rss);
+  shard_->end_exploration();
+  const engine::StopReason r = stop_of(
+      [&] { dir_ = std::make_unique<Directory>(shard_->gids(), engine::StateId(res_->num_states()), ranks_.comm()); });
+  if (ranks_.worst(static_cast<int>(r)) != 0) dir_.reset();
+}
+
+int MpiBackend::lead(const std::function<int()>& lead) {
+  if (!ranks_.root()) return ranks_.serve(*shard_, [&](const std::vector<uint32_t>& args) { serve_one(args); });
+  ranks_.explored();
+  return ranks_.finish(lead());
+}
+
+engine::Verdict MpiBackend::analyze(engine::Property p, bool complete) {
+  if (ranks_.root()) ranks_.command({kAnalyze, static_cast<uint32_t>(p), complete});
+  return dist::analyze(*shard_, directory(), *layout_, p, fairness_, complete, cancel_, ranks_.comm());
+}
+
+std::vector<engine::StateId> MpiBackend::bound_path(engine::StateId target, engine::StateId target_parent) {
+  if (ranks_.root()) ranks_.command({kBoundPath, target, target_parent});
+  return dist::bfs_tree_path(*shard_, directory(), target, target_parent, cancel_, ranks_.comm());
+}
+
+engine::StateBytes MpiBackend::encodings(const std::vector<engine::StateId>& ids) {
+  return [bytes = ranks_.fetch(ids, *shard_)](engine::StateId s) { return bytes.at(s); };
+}
+
+void MpiBackend::checkpoint_analysis(const std::vector<engine::Verdict>& decided) {
+  if (ranks_.root()) ranks_.command({kCheckpoint});
+  checkpoint_(*res_, shard_->graph(), &shard_->gids(), decided);
+}
+
+void MpiBackend::serve_one(const std::vector<uint32_t>& a) {
+  if (a.size() == 3 && a[0] == kAnalyze) analyze(static_cast<engine::Property>(a[1]), a[2] != 0);
+  if (a.size() == 3 && a[0] == kBoundPath) bound_path(a[1], a[2]);
+  if (a.size() == 1 && a[0] == kCheckpoint) checkpoint_analysis({});
+}
+
+const Directory& MpiBackend::directory() const {
+  if (!dir_) throw engine::Cancelled(engine::StopReason::OutOfMemory);
+  return *dir_;
+}
+
+}  // namespace ddsmc::dist

@@ -1,0 +1,61 @@
+// The check over the ranks of an MPI job (engine/backend.hpp; docs/dist.md,
+// "Rank 0 leads"): dist::explore leaves the graph in shards, and after it
+// rank 0 leads: it sends each collective step (an analysis, the bound's
+// path, the analysis's checkpoint) as a command and then runs it with the
+// others, which run it when their serve() loop receives the command
+// (serve_one()); the encodings of a trace's states come from the ranks that
+// own them. Every rank ends with rank 0's exit code.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "dist/directory.hpp"
+#include "dist/ranks.hpp"
+#include "dist/shard.hpp"
+#include "engine/backend.hpp"
+
+namespace ddsmc::dist {
+
+class MpiBackend final : public engine::Backend {
+ public:
+  MpiBackend(Ranks& ranks, engine::Fairness fairness, engine::Cancellation& cancel,
+             engine::AnalysisCheckpoint checkpoint)
+      : ranks_(ranks), fairness_(fairness), cancel_(cancel), checkpoint_(std::move(checkpoint)) {}
+
+  const engine::ExploreResult& explore(const engine::System& system, const engine::ExploreOptions& opts,
+                                       std::optional<engine::Restored> restored) override;
+  const engine::StateGraph& graph() const override { return shard_->graph(); }
+  const std::vector<engine::StateId>* gids() const override { return &shard_->gids(); }
+  // Also where each state lives (the Directory: on every rank, or on none
+  // when a rank ran out of memory building it).
+  void end_exploration(uint64_t peak_rss) override;
+  int lead(const std::function<int()>& lead) override;
+
+  engine::Verdict analyze(engine::Property p, bool complete) override;
+  std::vector<engine::StateId> bound_path(engine::StateId target, engine::StateId target_parent) override;
+  engine::StateBytes encodings(const std::vector<engine::StateId>& ids) override;
+  // `decided`: rank 0's verdicts (it alone writes the manifest).
+  void checkpoint_analysis(const std::vector<engine::Verdict>& decided) override;
+  engine::RankFigures figures() const override { return figures_; }
+
+ private:
+  enum : uint32_t { kAnalyze = 1, kBoundPath = 2, kCheckpoint = 3 };
+  // The other ranks: runs the step rank 0 commanded.
+  void serve_one(const std::vector<uint32_t>& a);
+  // (no directory: building it ran out of memory on some rank, and every rank knows)
+  const Directory& directory() const;
+
+  Ranks& ranks_;
+  engine::Fairness fairness_;
+  engine::Cancellation& cancel_;
+  engine::AnalysisCheckpoint checkpoint_;
+  const hashing::StateLayout* layout_ = nullptr;
+  std::optional<engine::ExploreResult> res_;
+  std::unique_ptr<Shard> shard_;
+  std::unique_ptr<Directory> dir_;
+  engine::RankFigures figures_;
+};
+
+}  // namespace ddsmc::dist
