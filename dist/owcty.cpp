@@ -2,7 +2,9 @@
 // plain per-state cells of this rank's states, and passes in supersteps.
 #include "dist/owcty.hpp"
 
+#include <algorithm>
 #include <memory>
+#include <vector>
 
 #include "dist/mailbox.hpp"
 
