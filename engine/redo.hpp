@@ -1,6 +1,7 @@
 // The redo-when-full loop, once for every caller that interns on several
 // workers at once (engine/slice.hpp's rounds, dist/'s offers, the restore
-// of a checkpoint, engine/checkpoint.cpp): the tree store cannot grow while
+// of a checkpoint, engine/checkpoint.cpp) and for one sequential intern
+// (engine/state_store.hpp's intern_growing): the tree store cannot grow while
 // workers intern into it, so a parallel round that fills it
 // (hashing::TreeStoreFull, thrown before anything but the store changed)
 // ends, the caller puts back what must be redone, the store grows with no

@@ -6,7 +6,7 @@
 // byte compare beyond the ones the tree's own interning does.
 //
 // The references are the back-end's: committed state ids, or the
-// provisional references of a BFS level (engine/level.hpp). Ref values
+// provisional references of a BFS slice (engine/slice.hpp). Ref values
 // kNoRef (none) and kPending (being claimed) are reserved.
 //
 // Thread safety: find_or_claim, find, bind and the tree's interns are safe
@@ -20,6 +20,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "engine/redo.hpp"
 #include "hashing/spin_wait.hpp"
 #include "hashing/tree_store.hpp"
 
@@ -95,16 +96,13 @@ class StateStore {
 
 // Sequential interning: runs intern() (which interns into the store's
 // tree) again after each TreeStoreFull, calling grow() (which grows the
-// store, maybe checking memory first) in between; returns its root.
+// store, maybe checking memory first) in between (engine/redo.hpp's loop);
+// returns its root.
 template <class Intern, class Grow>
 uint32_t intern_growing(Intern&& intern, Grow&& grow) {
-  for (;;) {
-    try {
-      return intern();
-    } catch (const hashing::TreeStoreFull&) {
-      grow();
-    }
-  }
+  uint32_t root = 0;
+  redo_when_full([&] { root = intern(); }, [] {}, grow);
+  return root;
 }
 
 template <class Make>
