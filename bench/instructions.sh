@@ -45,7 +45,7 @@ parts = [
     ("canonical", r"canonical|Canonical|refine|nauty|twins|individuali"),
     ("store", r"TreeStore|IdTable|StateStore|XXH3|memcmp|intern|find_or_claim"),
     ("encode/decode", r"encode|decode|sort_runs|materialize|memcpy|memmove|memset|vector<std::vector<unsigned int.*operator=|scratch_tree|GlobalState"),
-    ("graph", r"EdgeStore|make_row|StateGraph|Level::|labels_of|faulty|introsort|Candidate"),
+    ("graph", r"EdgeStore|make_row|StateGraph|Slice::|KeyOrder::|LocalRouter::|labels_of|faulty|introsort|Candidate"),
     ("malloc", r"malloc|free|operator new|operator delete|_int_"),
     ("step", r"StepEvaluator|for_each_fact|Relation::|derive|transport|head_tuple|match_literal|InputEnumerator|send_messages|channel_|check_db_bound|check_channel_bound|SuccessorGenerator|Expander|Step"),
 ]

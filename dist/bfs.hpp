@@ -146,7 +146,6 @@ class DistBfs {
       workers_.push_back(std::make_unique<Worker>(system, opts.on_bound, local_.store().tree(), cancel, ranks_,
                                                   local_.label_words()));
     res.threads = threads_;
-    res.ranks = static_cast<uint32_t>(ranks_);
   }
 
   void run();
@@ -154,7 +153,12 @@ class DistBfs {
   // Sums the figures over the ranks.
   void finish();
 
-  std::unique_ptr<Shard> take_shard() { return std::make_unique<Shard>(std::move(local_), std::move(gids_)); }
+  // The shard, with the figures over the ranks that finish() filled.
+  std::unique_ptr<Shard> take_shard() {
+    auto shard = std::make_unique<Shard>(std::move(local_), std::move(gids_));
+    shard->figures() = std::move(figures_);
+    return shard;
+  }
 
   void stop(std::string reason) {
     res_.complete = false;
@@ -290,6 +294,7 @@ class DistBfs {
   const engine::System& system_;
   const engine::ExploreOptions& opts_;
   engine::ExploreResult& res_;
+  engine::RankFigures figures_;  // finish() fills them; the shard carries them on
   Link link_;
   int ranks_, me_;
   Partition partition_{uint32_t(ranks_), uint32_t(me_)};

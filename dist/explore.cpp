@@ -3,17 +3,6 @@
 #include "dist/bfs.hpp"
 
 namespace ddsmc::dist::detail {
-namespace {
-
-// The result dist::explore hands DistBfs (DistBfs::res_ is always one):
-// the engine's figures, and the ranks' own, which finish() fills and
-// explore() hands on with the shard.
-struct Explored : engine::ExploreResult {
-  using engine::ExploreResult::ExploreResult;
-  engine::RankFigures ranks;
-};
-
-}  // namespace
 
 void DistBfs::run() {
   const StateId resumed_at = resumed_ ? resume() : kNoState;
@@ -67,7 +56,7 @@ void DistBfs::checkpoint(StateId next) {
 void DistBfs::finish() {
   // (pruned_states is summed over the ranks slice by slice already)
   res_.canonical = canonical_stats();
-  engine::RankFigures& figures = static_cast<Explored&>(res_).ranks;
+  engine::RankFigures& figures = figures_;
   figures.ranks = static_cast<uint32_t>(ranks_);
   std::array<uint64_t, 1> sent{link_.exchange().stats().bytes_sent};
   link_.allreduce(sent, MPI_UINT64_T, MPI_SUM);
@@ -242,7 +231,7 @@ namespace ddsmc::dist {
 engine::ExploreResult explore(const engine::System& system, const engine::ExploreOptions& opts, MPI_Comm comm,
                               std::unique_ptr<Shard>& shard, const Resumed* resumed) {
   const auto start = detail::Clock::now();
-  detail::Explored res(system.layout(), 1 << 12);
+  engine::ExploreResult res(system.layout(), 1 << 12);
   // The protocol has every rank in every collective: a rank that leaves it
   // on an error it cannot report in-band takes the job down rather than
   // leave the others waiting.
@@ -251,13 +240,12 @@ engine::ExploreResult explore(const engine::System& system, const engine::Explor
     bfs.run();
     bfs.finish();
     shard = bfs.take_shard();
-    shard->figures() = std::move(res.ranks);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ddsmc: internal error in the distributed exploration: %s\n", e.what());
     MPI_Abort(comm, 3);
   }
   res.seconds = detail::since(start) + (resumed ? resumed->seconds : 0);
-  return engine::ExploreResult(std::move(res));
+  return res;
 }
 
 }  // namespace ddsmc::dist

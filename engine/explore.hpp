@@ -85,7 +85,6 @@ struct ExploreResult {
   StateGraph::Memory memory;  // the graph's, as the exploration left it (before end_exploration)
   double seconds = 0;
   size_t threads = 1;              // workers used (per rank)
-  uint32_t ranks = 1;               // processes (dist/explore.hpp; its other figures: engine/backend.hpp)
   // Over every rank: the distributed engine leaves the graph in shards
   // (`graph` is then empty); one process: the graph's.
   bool sharded = false;

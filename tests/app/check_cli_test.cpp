@@ -29,7 +29,7 @@ namespace {
 
 const char* const kExamples[] = {"counter_machine_halting", "counter_machine_nonhalting", "echo",     "flooding",
                                  "gossip",                  "leader_election",            "ping_pong", "relay",
-                                 "retry_ack",               "spanning_tree"};
+                                 "retry_ack",               "spanning_tree",              "token_ring"};
 const char* const kPropertyKeys[] = {"sometimes_total", "sometimes_partial", "always_total", "always_partial"};
 const char* const kPropertyNames[] = {"sometimes-total", "sometimes-partial", "always-total", "always-partial"};
 
