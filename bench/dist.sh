@@ -7,24 +7,34 @@
 #   single-2t  ddsmc --threads 2 (no MPI)
 #   np1-1t     mpirun -np 1 ddsmc --threads 1 (the distributed engine)
 #   np2-1t     mpirun -np 2 ddsmc --threads 1
-# Writes OUTDIR/dist.csv (one row per run: wall seconds, exploration
-# seconds, analysis seconds, peak RSS of rank 0, bytes sent, states,
-# transitions, rank 0's time by part) and prints the medians and the
-# speedups. Exits 1 if states or transitions differ between runs.
+#   np4-1t     mpirun -np 4 ddsmc --threads 1 (with --np4; oversubscribed on
+#              a 2-core machine: 4 ranks share 2 cores)
+# Writes OUTDIR/dist.csv (one row per run: wall seconds, CPU seconds of all
+# processes together, exploration and analysis seconds, rank 0's peak RSS
+# and the largest process's over the whole run, bytes sent, states, transitions, successors and
+# those that crossed ranks, rank 0's successors, crossing successors and
+# offers processed, rank 0's time by part) and prints the medians: wall,
+# CPU, crossing fraction, bytes sent per transition, per-rank peak RSS,
+# rank 0's microseconds per successor it expanded (expand time over its
+# successors) and per offer it processed as owner (offers time over
+# them), and the speedups. Exits 1 if states or transitions differ.
 #
-# Usage: bench/dist.sh [--reps N] [--ring N] [BUILD_DIR [OUTDIR]]
+# Usage: bench/dist.sh [--reps N] [--ring N] [--np4] [BUILD_DIR [OUTDIR]]
 #   --reps N  repetitions per configuration, default 3
 #   --ring N  flooding ring size, default 9 (10 takes about a minute per run)
+#   --np4     also run 4 ranks (oversubscribed here)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 reps=3
 ring=9
+np4=0
 positional=()
 while [ $# -gt 0 ]; do
   case $1 in
     --reps) reps=${2:?--reps takes a number}; shift ;;
     --ring) ring=${2:?--ring takes a number}; shift ;;
+    --np4) np4=1 ;;
     *) positional+=("$1") ;;
   esac
   shift
@@ -36,7 +46,7 @@ bin=$(realpath "$build/ddsmc")
 model=$(realpath examples/flooding.d2c)
 mpi=(mpirun --oversubscribe --allow-run-as-root)
 csv=$out/dist.csv
-echo "config,rep,wall_seconds,seconds,analysis_seconds,peak_rss_bytes,bytes_sent,states,transitions,rank0_seconds" > "$csv"
+echo "config,rep,wall_seconds,cpu_seconds,seconds,analysis_seconds,peak_rss_bytes,max_rank_peak_rss_bytes,bytes_sent,states,transitions,successors,crossing,rank0_successors,rank0_crossing,rank0_offers,rank0_seconds" > "$csv"
 
 run() {  # config rep
   local cfg=$1 rep=$2 json=$out/run.json cmd
@@ -45,23 +55,31 @@ run() {  # config rep
     single-2t) cmd=("$bin" check "$model" --network "ring:$ring" --threads 2) ;;
     np1-1t) cmd=("${mpi[@]}" -np 1 "$bin" check "$model" --network "ring:$ring" --threads 1) ;;
     np2-1t) cmd=("${mpi[@]}" -np 2 "$bin" check "$model" --network "ring:$ring" --threads 1) ;;
+    np4-1t) cmd=("${mpi[@]}" -np 4 "$bin" check "$model" --network "ring:$ring" --threads 1) ;;
   esac
-  local t0 t1
-  t0=$(date +%s.%N)
-  "${cmd[@]}" --json "$json" > /dev/null 2>&1 || true
-  t1=$(date +%s.%N)
-  python3 - "$cfg" "$rep" "$t0" "$t1" "$json" >> "$csv" <<'PY'
-import json, sys
-cfg, rep, t0, t1, path = sys.argv[1:]
+  # (CPU seconds and the largest peak RSS: the children's, which covers
+  # mpirun's ranks: they are its children, waited for; ru_maxrss is the
+  # largest one process reached over the whole run, analysis included)
+  python3 - "$cfg" "$rep" "$json" "${cmd[@]}" >> "$csv" <<'PY'
+import json, resource, subprocess, sys, time
+cfg, rep, path, cmd = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+t0 = time.time()
+subprocess.run(cmd + ["--json", path], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+wall = time.time() - t0
+ru = resource.getrusage(resource.RUSAGE_CHILDREN)
 j = json.load(open(path))
 s = j["stats"]
 parts = ";".join(f"{k}={v:.3f}" for k, v in sorted(s.get("rank0_seconds", {}).items()))
-print(f"{cfg},{rep},{float(t1)-float(t0):.3f},{s['seconds']:.3f},{s['analysis_seconds']:.3f},{s['peak_rss_bytes']},"
-      f"{s.get('bytes_sent', 0)},{j['states']},{j['transitions']},{parts}")
+g = lambda k: s.get(k, 0)
+print(f"{cfg},{rep},{wall:.3f},{ru.ru_utime + ru.ru_stime:.3f},{s['seconds']:.3f},{s['analysis_seconds']:.3f},"
+      f"{s['peak_rss_bytes']},{ru.ru_maxrss * 1024},{g('bytes_sent')},{j['states']},{j['transitions']},"
+      f"{g('successors')},{g('crossing_successors')},{g('rank0_successors')},{g('rank0_crossing_successors')},"
+      f"{g('rank0_offers_processed')},{parts}")
 PY
 }
 
 configs=(single-1t np1-1t np2-1t single-2t)
+[ "$np4" = 1 ] && configs+=(np4-1t)
 for rep in $(seq 1 "$reps"); do
   for cfg in "${configs[@]}"; do
     echo "flooding ring:$ring $cfg, repetition $rep/$reps" >&2
@@ -81,16 +99,30 @@ for r in rows:
 med = lambda c, k: statistics.median(float(r[k]) for r in by[c])
 r0 = rows[0]
 print(f"states {r0['states']}, transitions {r0['transitions']}; medians over {len(by['np1-1t'])} runs")
-print(f"{'config':10} {'wall s':>8} {'explore s':>10} {'analysis s':>11} {'rank0 RSS MiB':>14} {'sent B/trans':>13}")
+print(f"{'config':10} {'wall s':>7} {'CPU s':>7} {'explore s':>9} {'analysis s':>10} {'rank0 RSS MiB':>13} "
+      f"{'max rank MiB':>12} {'crossing':>8} {'sent B/trans':>12} {'us/succ r0':>10} {'us/offer r0':>11}")
+def parts_of(r):
+    return dict(p.split("=") for p in r["rank0_seconds"].split(";") if p)
+def per(c, part, count):  # rank 0's microseconds per counted item, median over the runs
+    v = [float(parts_of(r).get(part, 0)) * 1e6 / float(r[count]) for r in by[c] if float(r[count]) > 0]
+    return statistics.median(v) if v else float("nan")
 for c in by:
-    print(f"{c:10} {med(c,'wall_seconds'):8.2f} {med(c,'seconds'):10.2f} {med(c,'analysis_seconds'):11.2f} "
-          f"{med(c,'peak_rss_bytes')/2**20:14.0f} {med(c,'bytes_sent')/float(r0['transitions']):13.1f}")
+    succ = med(c, 'successors')
+    crossing = med(c, 'crossing') / succ if succ else float("nan")
+    print(f"{c:10} {med(c,'wall_seconds'):7.2f} {med(c,'cpu_seconds'):7.2f} {med(c,'seconds'):9.2f} "
+          f"{med(c,'analysis_seconds'):10.2f} {med(c,'peak_rss_bytes')/2**20:13.0f} "
+          f"{med(c,'max_rank_peak_rss_bytes')/2**20:12.0f} {crossing:8.3f} "
+          f"{med(c,'bytes_sent')/float(r0['transitions']):12.1f} {per(c,'expand','rank0_successors'):10.3f} "
+          f"{per(c,'offers','rank0_offers'):11.3f}")
 print(f"np2-1t vs np1-1t: {med('np1-1t','wall_seconds')/med('np2-1t','wall_seconds'):.2f}x wall, "
       f"{med('np1-1t','seconds')/med('np2-1t','seconds'):.2f}x exploration")
+print(f"np2-1t vs single-2t: {med('np2-1t','wall_seconds')/med('single-2t','wall_seconds'):.2f}x the wall of two threads")
 print(f"np2-1t vs single-1t: {med('single-1t','wall_seconds')/med('np2-1t','wall_seconds'):.2f}x wall; "
       f"single-2t vs single-1t: {med('single-1t','wall_seconds')/med('single-2t','wall_seconds'):.2f}x wall")
-for c in ("np1-1t", "np2-1t"):
-    parts = [dict(p.split("=") for p in r["rank0_seconds"].split(";") if p) for r in by[c]]
+if 'np4-1t' in by:
+    print(f"np4-1t (oversubscribed): largest rank's peak RSS {med('np4-1t','max_rank_peak_rss_bytes')/med('single-1t','peak_rss_bytes'):.2f} of one process's")
+for c in [c for c in ("np1-1t", "np2-1t", "np4-1t") if c in by]:
+    parts = [parts_of(r) for r in by[c]]
     keys = sorted(parts[0]) if parts and parts[0] else []
     print(f"{c} rank 0 by part (median s): " + ", ".join(f"{k} {statistics.median(float(p[k]) for p in parts):.2f}" for k in keys))
 PY

@@ -68,7 +68,7 @@ std::vector<uint64_t> target_deltas(StateId s, const std::vector<Edge>& row) {
   StateId base = s;
   for (const Edge& e : row) {
     if (d.empty()) {
-      const int64_t x = int64_t{e.target} - int64_t{s};
+      const auto x = static_cast<int64_t>(e.target - s);
       d.push_back((static_cast<uint64_t>(x) << 1) ^ static_cast<uint64_t>(x >> 63));
     } else {
       d.push_back(e.target - base);

@@ -6,6 +6,7 @@
 #include "dist/mailbox.hpp"
 #include "dist/owcty.hpp"
 #include "dist/stem.hpp"
+#include "dist/mpi_types.hpp"
 #include "dist/wire.hpp"
 #include "engine/fair_scc.hpp"
 #include "engine/lasso.hpp"
@@ -42,7 +43,7 @@ void broadcast(std::vector<StateId>& v, MPI_Comm comm) {
   uint64_t n = v.size();
   MPI_Bcast(&n, 1, MPI_UINT64_T, 0, comm);
   v.resize(n);
-  MPI_Bcast(v.data(), static_cast<int>(n), MPI_UINT32_T, 0, comm);
+  MPI_Bcast(v.data(), static_cast<int>(n), mpi_type<StateId>(), 0, comm);
 }
 
 // H restricted to Z, on rank 0: Z's states renumbered by ascending global
@@ -61,14 +62,14 @@ void write_z(const Shard& shard, const engine::OwctyResult& z, std::vector<uint8
   std::vector<uint64_t> labels(g.label_words());
   for (StateId s = 0; s < g.num_states(); ++s) {
     if (!(z.flags[s] & engine::kSurvives)) continue;
-    w.u32(shard.gids()[s]);
+    w.varint(shard.gids()[s]);
     g.labels(s, labels.data());
     for (uint64_t x : labels) w.u64(x);
     uint32_t n = 0;
     for (const Edge& e : g.edges(s)) (void)e, ++n;
     w.varint(n);
     for (const Edge& e : g.edges(s)) {
-      w.u32(e.target);
+      w.varint(e.target);
       w.u32(e.label);
     }
   }
@@ -106,13 +107,13 @@ void build_z(const std::vector<uint8_t>& all, uint32_t words, ZGraph& out) {
   Reader in(all);
   while (!in.done()) {
     Entry e;
-    e.gid = in.u32();
+    e.gid = in.varint();
     e.labels.resize(words);
     for (auto& x : e.labels) x = in.u64();
     const uint64_t n = in.varint();
     for (uint64_t i = 0; i < n; ++i) {
       Edge edge;
-      edge.target = in.u32();
+      edge.target = in.varint();
       edge.label = in.u32();
       e.edges.push_back(edge);
     }

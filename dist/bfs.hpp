@@ -44,6 +44,7 @@ using engine::Candidate;
 using engine::Edge;
 using engine::kNoState;
 using engine::kProvisional;
+using engine::kProvisionalTarget;
 using engine::kSlice;
 using engine::StateId;
 using engine::StopReason;
@@ -74,8 +75,10 @@ enum Kind : uint8_t {
 
 // An offer processed by its owner: whom to tell the step's target.
 struct Reply {
-  uint32_t rank, source_local, source_gid, ordinal;
-  uint32_t ref;  // the target's id, or kProvisional | its index among the new states
+  uint32_t rank, source_local;
+  StateId source_gid;
+  uint32_t ordinal;
+  StateId ref;  // the target's global id, or kProvisionalTarget | its index among the new states
 };
 
 // A worker: the kernel's (expander, edges) and the offers it writes and
@@ -90,6 +93,9 @@ struct Worker : engine::SliceWorker {
   std::vector<Reply> replies;    // offers this worker processed (as owner)
   std::vector<uint64_t> labels;  // scratch
   UnitReader::Scratch unit;      // scratch: an offer unit being read
+  // Successors this worker generated, those it offered to another rank,
+  // and the offers it processed as owner (RankFigures).
+  uint64_t successors = 0, crossing = 0, offers_in = 0;
   std::vector<uint32_t> cache;   // scratch: its base's subtree ids
   // Where a round began (edges, replies, outboxes), to redo it.
   struct Mark {

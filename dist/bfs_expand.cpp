@@ -16,23 +16,25 @@ void DistBfs::expand(StateId la, StateId lb) {
 template <class Labels>
 bool DistBfs::claim(uint32_t root, bool violating, Labels&& labels, Reply step, Worker& w) {
   const engine::StateStore::Claim claim =
-      slice_->claim(root, violating, engine::discovery_key(step.source_gid, step.ordinal), labels);
-  step.ref = (claim.ref & kProvisional) ? claim.ref : gids_[claim.ref];
+      slice_->claim(root, violating, engine::discovery_key(step.source_gid - first_, step.ordinal), labels);
+  step.ref = (claim.ref & kProvisional) ? engine::provisional_target(claim.ref) : gids_[claim.ref];
   w.replies.push_back(step);
   return claim.inserted;
 }
 
 engine::Routed DistBfs::Router::route(const Candidate& c, StateId source, uint64_t key) {
-  const auto gid = static_cast<StateId>(key >> 32);
+  const StateId gid = bfs.slice_->source_of(key);
   const auto ordinal = static_cast<uint32_t>(key);
+  ++w.successors;
   if (c.here) {
     const bool inserted =
         bfs.claim(c.root, c.violating, [&](uint64_t* out) { bfs.local_.labels_of(*c.state, bfs.system_, out); },
-                  {uint32_t(bfs.me_), source, gid, ordinal, 0}, w);
+                  {uint32_t(bfs.me_), static_cast<uint32_t>(source), gid, ordinal, 0}, w);
     return {kNoState, inserted};
   }
+  ++w.crossing;
   bfs.local_.labels_of(*c.state, bfs.system_, w.labels.data());
-  w.offers.add(w.out, bfs.partition_.owner(c.place), source, gid, ordinal, c, w.labels);
+  w.offers.add(w.out, bfs.partition_.owner(c.place), static_cast<uint32_t>(source), gid, ordinal, c, w.labels);
   return {kNoState, false};
 }
 
@@ -68,6 +70,7 @@ void DistBfs::offer_unit(std::span<const uint8_t> record, int from, Worker& w, u
     claim(root, unit.violating, [&](uint64_t* out) { std::copy(unit.labels().begin(), unit.labels().end(), out); },
           {uint32_t(from), unit.source_local, unit.source, unit.ordinal, 0}, w);
     ++done;
+    ++w.offers_in;
   }
 }
 

@@ -9,9 +9,9 @@ engine::Numbered DistBfs::number(StateId end, bool stop_at_violation) {
   std::vector<Found> found;
   for (auto& w : workers_)
     for (const Reply& r : w->replies) {
-      if (!(r.ref & kProvisional)) continue;
-      const uint32_t index = r.ref & ~kProvisional;
-      if (slice.new_state(index).key != engine::discovery_key(r.source_gid, r.ordinal)) continue;
+      if (!(r.ref & kProvisionalTarget)) continue;
+      const auto index = static_cast<uint32_t>(r.ref & ~kProvisionalTarget);
+      if (slice.new_state(index).key != engine::discovery_key(r.source_gid - first_, r.ordinal)) continue;
       if (int(r.rank) == me_) {  // this rank's own step: no record
         found.push_back({r.source_gid, r.ordinal, me_, index});
         continue;
@@ -58,7 +58,7 @@ engine::Numbered DistBfs::number(StateId end, bool stop_at_violation) {
       rec_.clear();
       Writer out(rec_);
       out.u32(found[i].index);
-      out.u32(gid);
+      out.varint(gid);
       link_.post(found[i].owner, kAssign, rec_);
     }
   }
@@ -66,19 +66,22 @@ engine::Numbered DistBfs::number(StateId end, bool stop_at_violation) {
     for (size_t i = 0; i < b.size(); ++i) {
       Reader in(b.record(i));
       const uint32_t index = in.u32();
-      ids[index] = in.u32();
+      ids[index] = in.varint();
     }
   });
   if (stop_at_violation) {  // the first state over a bound halts, and is added
+    // (its id, from the slice's first new one) << 32 | its discoverer's
+    // position in the slice: both below 2^31.
     std::array<uint64_t, 1> least{~uint64_t{0}};
     for (size_t i = 0; i < ids.size(); ++i) {
       const engine::Slice::NewState& n = slice.new_state(i);
-      if (n.violating && ids[i] < states_ + cut.keep) least[0] = std::min(least[0], uint64_t{ids[i]} << 32 | (n.key >> 32));
+      if (n.violating && ids[i] < states_ + cut.keep)
+        least[0] = std::min(least[0], (ids[i] - states_) << 32 | engine::key_source(n.key));
     }
     link_.allreduce(least, MPI_UINT64_T, MPI_MIN);
     if (least[0] != ~uint64_t{0}) {
-      cut.violating = static_cast<StateId>(least[0] >> 32);
-      cut.halted = static_cast<StateId>(least[0]);
+      cut.violating = states_ + (least[0] >> 32);
+      cut.halted = first_ + (least[0] & 0xffffffffu);
       cut.keep = cut.violating - states_ + 1;
       cut.max_states = false;
     }
@@ -107,7 +110,7 @@ void DistBfs::tell_targets(StateId last) {
   for (auto& w : workers_)
     for (const Reply& r : w->replies) {
       if (r.source_gid >= last) continue;
-      const StateId target = (r.ref & kProvisional) ? slice_->ids()[r.ref & ~kProvisional] : r.ref;
+      const StateId target = (r.ref & kProvisionalTarget) ? slice_->ids()[r.ref & ~kProvisionalTarget] : r.ref;
       if (target >= states_) throw std::logic_error("dist: a kept step leads to a dropped state");
       if (int(r.rank) == me_) {
         slice_->set_target(r.source_local, r.ordinal, target);
@@ -117,13 +120,14 @@ void DistBfs::tell_targets(StateId last) {
       Writer out(rec_);
       out.u32(r.source_local);
       out.u32(r.ordinal);
-      out.u32(target);
+      out.varint(target);
       link_.post(int(r.rank), kReply, rec_);
     }
   link_.finish_phase(kReply, [&](RecordBatch& b) {
     for (size_t i = 0; i < b.size(); ++i) {
       Reader in(b.record(i));
-      const uint32_t source_local = in.u32(), ordinal = in.u32(), target = in.u32();
+      const uint32_t source_local = in.u32(), ordinal = in.u32();
+      const StateId target = in.varint();
       slice_->set_target(source_local, ordinal, target);
     }
   });

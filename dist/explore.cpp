@@ -78,6 +78,14 @@ void DistBfs::finish() {
   figures.rank_seconds = {{"expand", times_.expand}, {"send", times_.send}, {"offers", times_.offers},
                           {"phases", times_.phases}, {"commit", times_.commit},
                           {"collectives", link_.seconds_waiting()}};
+  std::array<uint64_t, 3> counts{};  // successors, crossing, offers processed (this rank)
+  for (const auto& w : workers_) counts = {counts[0] + w->successors, counts[1] + w->crossing, counts[2] + w->offers_in};
+  figures.rank0_successors = counts[0];
+  figures.rank0_crossing = counts[1];
+  figures.rank0_offers_in = counts[2];
+  link_.allreduce(counts, MPI_UINT64_T, MPI_SUM);
+  figures.successors = counts[0];
+  figures.crossing = counts[1];
 }
 
 void DistBfs::start_initial() {
@@ -107,7 +115,7 @@ void DistBfs::run_slice(StateId first, StateId end) {
   while (lend < gids_.size() && gids_[lend] < end) ++lend;
   for (auto& w : workers_) w->replies.clear();
   const uint64_t room = engine::slice_room(opts_.max_states, states_);
-  slice_ = std::make_unique<engine::Slice>(local_, arena_, workers_, lfirst_, lend, room);
+  slice_ = std::make_unique<engine::Slice>(local_, arena_, workers_, lfirst_, lend, first_, room);
   const bool stop_at_violation = opts_.on_bound == engine::OnBound::Stop;
 
   // Phase 1: expand in rounds of ids, offering successors to their owners.

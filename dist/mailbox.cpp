@@ -1,5 +1,7 @@
 #include "dist/mailbox.hpp"
 
+#include "dist/mpi_types.hpp"
+
 #include <new>
 #include <stdexcept>
 
@@ -28,7 +30,7 @@ bool Mailbox::exchange(bool busy, engine::StopReason stop) {
   for (size_t r = 0; r < out_.size(); ++r) {
     send_offsets_[r] = static_cast<int>(send_.size());
     send_counts_[r] = static_cast<int>(out_[r].size());
-    if (static_cast<int>(r) != me_) bytes_sent_ += out_[r].size() * sizeof(uint32_t);
+    if (static_cast<int>(r) != me_) bytes_sent_ += out_[r].size() * sizeof(Word);
     send_.insert(send_.end(), out_[r].begin(), out_[r].end());
     out_[r].clear();
   }
@@ -42,8 +44,8 @@ bool Mailbox::exchange(bool busy, engine::StopReason stop) {
   }
   // (a rank that cannot hold what comes says so before the exchange)
   agree_on_stop(comm_, stop_of([&] { in_.resize(total); }));
-  MPI_Alltoallv(send_.data(), send_counts_.data(), send_offsets_.data(), MPI_UINT32_T, in_.data(),
-                recv_counts_.data(), recv_offsets_.data(), MPI_UINT32_T, comm_);
+  MPI_Alltoallv(send_.data(), send_counts_.data(), send_offsets_.data(), mpi_type<Word>(), in_.data(),
+                recv_counts_.data(), recv_offsets_.data(), mpi_type<Word>(), comm_);
   return true;
 }
 

@@ -2,7 +2,8 @@
 // "The distributed analysis"), in bulk-synchronous supersteps: each rank
 // works on its states, queuing a message per edge into a state another
 // rank owns, then every rank exchanges its queues at once
-// (MPI_Alltoallv). A message is a fixed number of 32-bit words.
+// (MPI_Alltoallv). A message is a fixed number of 64-bit words (state ids
+// are 64-bit).
 //
 // Termination: before each exchange the ranks agree (one MPI_Allreduce)
 // on whether any of them has work left or a message to send. When none
@@ -19,12 +20,15 @@
 #include <vector>
 
 #include "dist/directory.hpp"
+#include "engine/edge_store.hpp"
 #include "engine/cancel.hpp"
 
 namespace ddsmc::dist {
 
 class Mailbox {
  public:
+  using Word = engine::StateId;
+
   // A queue holds at most this many words before its rank must exchange.
   static constexpr size_t kFullWords = size_t{1} << 22;
 
@@ -32,7 +36,7 @@ class Mailbox {
   int me() const { return me_; }
   int ranks() const { return ranks_; }
 
-  void send(int to, const uint32_t* message) {
+  void send(int to, const Word* message) {
     auto& q = out_[static_cast<size_t>(to)];
     q.insert(q.end(), message, message + words_);
     queued_ += words_;
@@ -45,7 +49,7 @@ class Mailbox {
   // no rank was busy or had a message; otherwise delivers every queue and
   // returns true (received() holds this rank's messages).
   bool exchange(bool busy, engine::StopReason stop);
-  const std::vector<uint32_t>& received() const { return in_; }
+  const std::vector<Word>& received() const { return in_; }
   uint32_t words() const { return words_; }
 
   uint64_t supersteps() const { return supersteps_; }
@@ -55,9 +59,9 @@ class Mailbox {
   MPI_Comm comm_;
   int me_ = 0, ranks_ = 1;
   uint32_t words_;
-  std::vector<std::vector<uint32_t>> out_;
+  std::vector<std::vector<Word>> out_;
   size_t queued_ = 0;
-  std::vector<uint32_t> send_, in_;
+  std::vector<Word> send_, in_;
   std::vector<int> send_counts_, recv_counts_, send_offsets_, recv_offsets_;
   uint64_t supersteps_ = 0, bytes_sent_ = 0;
 };

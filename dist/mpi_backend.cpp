@@ -32,13 +32,13 @@ void MpiBackend::end_exploration(uint64_t peak_rss) {
 }
 
 int MpiBackend::lead(const std::function<int()>& lead) {
-  if (!ranks_.root()) return ranks_.serve(*shard_, [&](const std::vector<uint32_t>& args) { serve_one(args); });
+  if (!ranks_.root()) return ranks_.serve(*shard_, [&](const std::vector<uint64_t>& args) { serve_one(args); });
   ranks_.explored();
   return ranks_.finish(lead());
 }
 
 engine::Verdict MpiBackend::analyze(engine::Property p, bool complete) {
-  if (ranks_.root()) ranks_.command({kAnalyze, static_cast<uint32_t>(p), complete});
+  if (ranks_.root()) ranks_.command({kAnalyze, static_cast<uint64_t>(p), complete});
   return dist::analyze(*shard_, directory(), *layout_, p, fairness_, complete, cancel_, ranks_.comm());
 }
 
@@ -56,7 +56,7 @@ void MpiBackend::checkpoint_analysis(const std::vector<engine::Verdict>& decided
   checkpoint_(*res_, shard_->graph(), &shard_->gids(), decided);
 }
 
-void MpiBackend::serve_one(const std::vector<uint32_t>& a) {
+void MpiBackend::serve_one(const std::vector<uint64_t>& a) {
   if (a.size() == 3 && a[0] == kAnalyze) analyze(static_cast<engine::Property>(a[1]), a[2] != 0);
   if (a.size() == 3 && a[0] == kBoundPath) bound_path(a[1], a[2]);
   if (a.size() == 1 && a[0] == kCheckpoint) checkpoint_analysis({});

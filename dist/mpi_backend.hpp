@@ -41,9 +41,9 @@ class MpiBackend final : public engine::Backend {
   engine::RankFigures figures() const override { return figures_; }
 
  private:
-  enum : uint32_t { kAnalyze = 1, kBoundPath = 2, kCheckpoint = 3 };
+  enum : uint64_t { kAnalyze = 1, kBoundPath = 2, kCheckpoint = 3 };
   // The other ranks: runs the step rank 0 commanded.
-  void serve_one(const std::vector<uint32_t>& a);
+  void serve_one(const std::vector<uint64_t>& a);
   // (no directory: building it ran out of memory on some rank, and every rank knows)
   const Directory& directory() const;
 

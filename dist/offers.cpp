@@ -5,7 +5,7 @@
 
 namespace ddsmc::dist {
 
-// A unit: u32 source_local, u32 source, u8 has_base, [the base: a varint
+// A unit: u32 source_local, varint source (global id), u8 has_base, [the base: a varint
 // length per part, then the parts' bytes], then deltas: varint ordinal,
 // u8 violating, the label words (u64), varint n, n times (varint part,
 // varint length, bytes).
@@ -20,7 +20,7 @@ void put_part(Writer& out, uint32_t part, std::string_view bytes) {
 
 }  // namespace
 
-void OfferWriter::add(std::vector<std::vector<uint8_t>>& boxes, uint32_t owner, uint32_t source_local, uint32_t source,
+void OfferWriter::add(std::vector<std::vector<uint8_t>>& boxes, uint32_t owner, uint32_t source_local, engine::StateId source,
                       uint32_t ordinal, const engine::Candidate& c, std::span<const uint64_t> labels) {
   std::vector<uint8_t>& box = boxes[owner];
   Writer out(box);
@@ -30,7 +30,7 @@ void OfferWriter::add(std::vector<std::vector<uint8_t>>& boxes, uint32_t owner, 
     opened_.push_back(owner);
     box.resize(box.size() + 4);  // the length, at close()
     out.u32(source_local);
-    out.u32(source);
+    out.varint(source);
     out.u8(c.base ? 1 : 0);
     if (c.base) {
       const hashing::SegmentedEncoding& b = *c.base;
@@ -66,7 +66,7 @@ void OfferWriter::close(std::vector<std::vector<uint8_t>>& boxes) {
 UnitReader::UnitReader(std::span<const uint8_t> record, uint32_t parts, uint32_t label_words, Scratch& scratch)
     : in_(record), parts_(parts), scratch_(scratch) {
   source_local = in_.u32();
-  source = in_.u32();
+  source = in_.varint();
   has_base_ = in_.u8() != 0;
   if (has_base_) {
     scratch_.begin.assign(size_t{parts} + 1, 0);

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "dist/wire.hpp"
+#include "engine/edge_store.hpp"
 #include "engine/expander.hpp"
 #include "hashing/tree_store.hpp"
 
@@ -31,7 +32,7 @@ class OfferWriter {
   OfferWriter(int ranks, uint8_t kind) : open_(static_cast<size_t>(ranks), kClosed), kind_(kind) {}
   // Appends successor `c` of the source being expanded to its unit in
   // boxes[owner] (its owner's), opening the unit first.
-  void add(std::vector<std::vector<uint8_t>>& boxes, uint32_t owner, uint32_t source_local, uint32_t source,
+  void add(std::vector<std::vector<uint8_t>>& boxes, uint32_t owner, uint32_t source_local, engine::StateId source,
            uint32_t ordinal, const engine::Candidate& c, std::span<const uint64_t> labels);
   // Closes the units of the source (writes their lengths): call when its
   // expansion ends, however it ends.
@@ -54,7 +55,8 @@ class UnitReader {
     std::vector<hashing::TreeStore::Part> changed;
   };
   UnitReader(std::span<const uint8_t> record, uint32_t parts, uint32_t label_words, Scratch& scratch);
-  uint32_t source_local = 0, source = 0;
+  uint32_t source_local = 0;
+  engine::StateId source = 0;  // global id
   std::string_view base;  // the base's bytes (empty without a base)
   const uint32_t* base_begin() const { return has_base_ ? scratch_.begin.data() : nullptr; }
   // The next delta, into the fields below; false at the end of the unit.

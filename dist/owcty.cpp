@@ -104,7 +104,7 @@ class MailboxWalk {
         }
       });
       if (!box_.exchange(sweeping || !list.empty(), stop)) break;
-      for (uint32_t gid : box_.received()) {
+      for (StateId gid : box_.received()) {
         const StateId t = dir_.local(gid);
         if (apply(t)) push(t);
       }

@@ -3,9 +3,11 @@
 #include <chrono>
 #include <stdexcept>
 #include <thread>
+#include <type_traits>
 
 #include "dist/consensus.hpp"
 #include "dist/mpi_backend.hpp"
+#include "dist/mpi_types.hpp"
 #include "dist/wire.hpp"
 
 namespace ddsmc::dist {
@@ -57,7 +59,7 @@ std::unordered_map<engine::StateId, std::string> Ranks::fetch(const std::vector<
                                                               const Shard& mine) const {
   std::unordered_map<engine::StateId, std::string> out;
   for (int r = 1; r < size(); ++r)
-    MPI_Send(ids.data(), static_cast<int>(ids.size()), MPI_UINT32_T, r, kFetch, MPI_COMM_WORLD);
+    MPI_Send(ids.data(), static_cast<int>(ids.size()), mpi_type<engine::StateId>(), r, kFetch, MPI_COMM_WORLD);
   for (engine::StateId id : ids)
     if (auto b = mine.bytes(id)) out[id] = std::move(*b);
   for (int r = 1; r < size(); ++r) {
@@ -69,7 +71,7 @@ std::unordered_map<engine::StateId, std::string> Ranks::fetch(const std::vector<
     MPI_Recv(data.data(), n, MPI_BYTE, r, kBytes, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     Reader in(data);
     while (!in.done()) {
-      const engine::StateId id = in.u32();
+      const engine::StateId id = in.varint();
       out[id] = std::string(in.bytes(in.varint()));
     }
   }
@@ -78,9 +80,9 @@ std::unordered_map<engine::StateId, std::string> Ranks::fetch(const std::vector<
   return out;
 }
 
-void Ranks::command(const std::vector<uint32_t>& args) const {
+void Ranks::command(const std::vector<uint64_t>& args) const {
   for (int r = 1; r < size(); ++r)
-    MPI_Send(args.data(), static_cast<int>(args.size()), MPI_UINT32_T, r, kCommand, MPI_COMM_WORLD);
+    MPI_Send(args.data(), static_cast<int>(args.size()), mpi_type<uint64_t>(), r, kCommand, MPI_COMM_WORLD);
 }
 
 int Ranks::serve(const Shard& shard, const OnCommand& on_command) const {
@@ -98,9 +100,11 @@ int Ranks::serve(const Shard& shard, const OnCommand& on_command) const {
       return code;
     }
     int n = 0;
-    MPI_Get_count(&status, MPI_UINT32_T, &n);
-    std::vector<engine::StateId> ids(static_cast<size_t>(n));
-    MPI_Recv(ids.data(), n, MPI_UINT32_T, 0, status.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    // (a fetch's state ids and a command's arguments are both 64-bit words)
+    static_assert(std::is_same_v<engine::StateId, uint64_t>);
+    MPI_Get_count(&status, mpi_type<uint64_t>(), &n);
+    std::vector<uint64_t> ids(static_cast<size_t>(n));
+    MPI_Recv(ids.data(), n, mpi_type<uint64_t>(), 0, status.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     if (status.MPI_TAG == kCommand) {
       try {
         on_command(ids);
@@ -113,7 +117,7 @@ int Ranks::serve(const Shard& shard, const OnCommand& on_command) const {
     Writer out(reply);
     for (engine::StateId id : ids)
       if (auto b = shard.bytes(id)) {
-        out.u32(id);
+        out.varint(id);
         out.varint(b->size());
         out.bytes(*b);
       }

@@ -51,8 +51,8 @@ class Ranks final : public engine::Processes {
   // Collective steps after the exploration (the distributed analysis):
   // rank 0 calls command() and then runs the step; the others run it when
   // serve() receives the command. `args` say what to run.
-  using OnCommand = std::function<void(const std::vector<uint32_t>& args)>;
-  void command(const std::vector<uint32_t>& args) const;
+  using OnCommand = std::function<void(const std::vector<uint64_t>& args)>;
+  void command(const std::vector<uint64_t>& args) const;
   // The other ranks: answer rank 0's fetches and commands (on_command runs
   // the step; what it throws is rank 0's to report), sleeping in between,
   // until rank 0 finishes; returns its exit code.

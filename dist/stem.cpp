@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "dist/mailbox.hpp"
+#include "dist/mpi_types.hpp"
 
 namespace ddsmc::dist {
 
@@ -14,7 +15,7 @@ using engine::StateId;
 namespace {
 
 StateId min_over_ranks(StateId x, MPI_Comm comm) {
-  MPI_Allreduce(MPI_IN_PLACE, &x, 1, MPI_UINT32_T, MPI_MIN, comm);
+  MPI_Allreduce(MPI_IN_PLACE, &x, 1, mpi_type<StateId>(), MPI_MIN, comm);
   return x;
 }
 
@@ -67,7 +68,7 @@ engine::Path stem_path(const Shard& shard, const Directory& dir, engine::StemSta
             if (dir.mine(e.target)) {
               offer(dir.local(e.target), from);
             } else {
-              const uint32_t msg[2] = {e.target, from};
+              const Mailbox::Word msg[2] = {e.target, from};
               box.send(dir.owner(e.target), msg);
             }
           }
@@ -103,7 +104,7 @@ engine::Path stem_path(const Shard& shard, const Directory& dir, engine::StemSta
           label = e.label;
           break;
         }
-    MPI_Allreduce(MPI_IN_PLACE, &label, 1, MPI_UINT32_T, MPI_MIN, comm);
+    MPI_Allreduce(MPI_IN_PLACE, &label, 1, mpi_type<uint32_t>(), MPI_MIN, comm);
     Edge e;
     e.target = s;
     e.label = label;

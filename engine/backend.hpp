@@ -36,6 +36,11 @@ struct RankFigures {
   std::vector<uint64_t> rank_peak_rss;  // each rank's peak RSS at the end of the exploration
   // Where rank 0's exploration time went, by part (dist/explore.cpp).
   std::vector<std::pair<std::string, double>> rank_seconds;
+  // Successors over every rank, and those owned by another rank than
+  // their source's (offered to it); rank 0's own of each, and the offers
+  // it processed as owner (with rank_seconds: the cost of each kind).
+  uint64_t successors = 0, crossing = 0;
+  uint64_t rank0_successors = 0, rank0_crossing = 0, rank0_offers_in = 0;
 };
 
 // A checkpoint's exploration as this process read it back (its part under

@@ -329,7 +329,7 @@ void read_checkpoint_part(const std::string& dir, uint32_t rank, const Checkpoin
               const uint32_t root = g.store().tree().intern(enc);  // TreeStoreFull: the batch is redone
               g.labels_of(s, system, labels.data());
               g.fill_state(base + k, root, labels.data());
-              g.store().bind(root, base + k);
+              g.store().bind(root, static_cast<uint32_t>(base + k));
               done[k] = 1;
             }
           });

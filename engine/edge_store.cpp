@@ -21,15 +21,18 @@ void write_varint(uint8_t*& p, uint64_t v) {
 uint64_t edge_number(StateId base, bool first, const Edge& e, uint32_t num_arcs, unsigned bits) {
   uint64_t delta = 0;
   if (first) {
-    const int64_t d = int64_t{e.target} - int64_t{base};
-    delta = (static_cast<uint64_t>(d) << 1) ^ static_cast<uint64_t>(d >> 63);  // zigzag, < 2^33
+    const auto d = static_cast<int64_t>(e.target - base);  // (two's complement: may point backwards)
+    delta = (static_cast<uint64_t>(d) << 1) ^ static_cast<uint64_t>(d >> 63);  // zigzag
   } else {
     if (e.target < base) throw std::logic_error("edge row not sorted by target");
     delta = e.target - base;
   }
   if (e.arc() != kIdleArc && e.arc() >= num_arcs) throw std::logic_error("edge label with an arc past the graph's");
   const uint32_t code = e.label + 2;  // (arc + 1) << 1 | stable, the idle arc wrapping round to 0
-  return delta << bits | code;        // code < 2^bits <= 2^31: fits
+  // code < 2^bits <= 2^31; the delta must leave it room in 64 bits (about
+  // 2^40 states apart at 2^22 arcs: far beyond any graph held)
+  if (bits < 64 && (delta >> (64 - bits)) != 0) throw std::length_error("an edge's target is too far from its source");
+  return delta << bits | code;
 }
 
 }  // namespace

@@ -29,11 +29,14 @@
 
 namespace ddsmc::engine {
 
-using StateId = uint32_t;
-inline constexpr StateId kNoState = 0xffffffffu;
+// A state's id: 64-bit, so that a distributed graph may hold more than
+// 2^32 states (a process or rank holds at most kMaxLocalStates of them,
+// engine/slice.hpp). In rows it costs nothing: targets are delta-coded.
+using StateId = uint64_t;
+inline constexpr StateId kNoState = ~StateId{0};
 
-// An edge as everything outside this store sees it: 8 bytes, the target
-// and the label (arc served, stable) packed in one word.
+// An edge as everything outside this store sees it: the target and the
+// label (arc served, stable) packed in one word.
 struct Edge {
   StateId target = 0;
   uint32_t label = 1;  // arc << 1 | stable; the idle self-loop stores arc 0x7fffffff

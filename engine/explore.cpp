@@ -109,7 +109,7 @@ class Bfs {
   // between them and progress shows), then commits it.
   void run_level(StateId first, StateId end) {
     const uint64_t room = slice_room(opts_.max_states, g_.num_states());
-    Slice slice(g_, arena_, workers_, first, end, room);
+    Slice slice(g_, arena_, workers_, first, end, first, room);
     const bool stop_at_violation = opts_.on_bound == OnBound::Stop;
     const StateId round = round_sources(threads_);
     for (StateId lo = first; lo < end;) {
@@ -120,7 +120,7 @@ class Bfs {
       if (opts_.max_states) {
         const uint64_t left = room - std::min<uint64_t>(room, slice.new_states());
         const double sources = double(left) / std::max(new_rate_, 1e-3) + double(threads_);
-        n = static_cast<StateId>(std::min<double>(n, sources));
+        n = static_cast<StateId>(std::min(static_cast<double>(n), sources));
       }
       const StateId hi = std::min<StateId>(end, lo + n);
       reserve_for(hi - lo, g_.num_states() + slice.new_states(), room);

@@ -16,7 +16,7 @@ namespace ddsmc::engine {
 struct FairScc {
   std::vector<StateId> members;  // in the order Tarjan popped them
   CycleTargets targets;
-  std::vector<StateId> buffer;   // the finder's per-state array, for the path searches to reuse
+  std::vector<LocalIndex> buffer;  // the finder's per-state array, for the path searches to reuse
 };
 
 // The first maximal SCC of the subgraph that qualifies, by one Tarjan from

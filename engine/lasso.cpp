@@ -10,7 +10,7 @@ namespace {
 
 // Shortest paths by BFS from a state to one satisfying `goal`, moving only
 // along allowed edges. One finder serves all the searches of a lasso: its
-// parent array (4 bytes per state, kNoState: not seen) is allocated once
+// parent array (4 bytes per state, kNoLocal: not seen) is allocated once
 // and reset through the queue of the last search, which holds every state
 // it saw unless the search was wide enough to drop the states it had
 // visited from it (then the queue holds about a BFS level, and the reset
@@ -19,16 +19,16 @@ namespace {
 // from a state to its child is the one the search took.
 class PathFinder {
  public:
-  PathFinder(const StateGraph& g, Cancellation& cancel, std::vector<StateId> buffer = {})
+  PathFinder(const StateGraph& g, Cancellation& cancel, std::vector<LocalIndex> buffer = {})
       : g_(g), cancel_(cancel), parent_(std::move(buffer)) {
-    parent_.assign(g.num_states(), kNoState);
+    parent_.assign(g.num_states(), kNoLocal);
   }
 
   template <class Allowed, class Goal>
   std::optional<Path> find(StateId from, Allowed&& allowed, Goal&& goal) {
     if (goal(from)) return Path{{from}, {}};
     reset();
-    parent_[from] = from;
+    parent_[from] = static_cast<LocalIndex>(from);
     queue_.push_back(from);
     for (size_t head = 0; head < queue_.size(); ++head) {
       cancel_.poll();
@@ -41,8 +41,8 @@ class PathFinder {
       }
       const StateId v = queue_[head];
       for (const Edge& e : g_.edges(v)) {
-        if (parent_[e.target] != kNoState || !allowed(v, e)) continue;
-        parent_[e.target] = v;
+        if (parent_[e.target] != kNoLocal || !allowed(v, e)) continue;
+        parent_[e.target] = static_cast<LocalIndex>(v);
         queue_.push_back(e.target);
         if (goal(e.target)) return build(from, e.target, allowed);
       }
@@ -60,7 +60,7 @@ class PathFinder {
     if (goal(from)) return Path{{from}, {}};
     reset();
     trimmed_ = true;  // (the levels are not kept: reset by a fill)
-    parent_[from] = from;
+    parent_[from] = static_cast<LocalIndex>(from);
     std::vector<StateId> level{from}, next;
     while (!level.empty()) {
       std::sort(level.begin(), level.end());
@@ -69,8 +69,8 @@ class PathFinder {
       for (StateId v : level) {
         cancel_.poll();
         for (const Edge& e : g_.edges(v)) {
-          if (parent_[e.target] != kNoState || !allowed(v, e)) continue;
-          parent_[e.target] = v;
+          if (parent_[e.target] != kNoLocal || !allowed(v, e)) continue;
+          parent_[e.target] = static_cast<LocalIndex>(v);
           next.push_back(e.target);
           if (goal(e.target)) found = std::min(found, e.target);
         }
@@ -82,15 +82,15 @@ class PathFinder {
   }
 
   // Hands the parent array back (for the next finder to reuse).
-  std::vector<StateId> release() { return std::move(parent_); }
+  std::vector<LocalIndex> release() { return std::move(parent_); }
 
  private:
   static constexpr size_t kTrimFrom = size_t{1} << 16;
 
   void reset() {
-    if (trimmed_) std::fill(parent_.begin(), parent_.end(), kNoState);
+    if (trimmed_) std::fill(parent_.begin(), parent_.end(), kNoLocal);
     else
-      for (StateId s : queue_) parent_[s] = kNoState;
+      for (StateId s : queue_) parent_[s] = kNoLocal;
     queue_.clear();
     trimmed_ = false;
   }
@@ -115,7 +115,7 @@ class PathFinder {
 
   const StateGraph& g_;
   Cancellation& cancel_;
-  std::vector<StateId> parent_;  // per state: its parent in the current search (the start: itself)
+  std::vector<LocalIndex> parent_;  // per state: its parent in the current search (the start: itself)
   std::vector<StateId> queue_;   // the current search's states, in BFS order (from some point on if trimmed_)
   bool trimmed_ = false;         // states left the queue: the parents to reset are not all in it
 };
@@ -157,7 +157,7 @@ std::optional<CycleTargets> qualify(const StateGraph& g, const Subgraph& sub, co
 }
 
 Path build_cycle(const StateGraph& g, const Subgraph& sub, const std::vector<StateId>& members,
-                 const CycleTargets& targets, StateId entry, std::vector<char>& in_scc, std::vector<StateId> buffer) {
+                 const CycleTargets& targets, StateId entry, std::vector<char>& in_scc, std::vector<LocalIndex> buffer) {
   for (StateId s : members) in_scc[s] = 1;
   PathFinder paths(g, *sub.cancel, std::move(buffer));
   auto inside = [&](StateId, const Edge& e) { return in_scc[e.target] && sub.keeps(e); };
@@ -195,7 +195,7 @@ Path build_cycle(const StateGraph& g, const Subgraph& sub, const std::vector<Sta
 }
 
 Path stem_path(const StateGraph& g, StemStates stem_states, const std::vector<char>& goal, Cancellation& cancel,
-               std::vector<StateId>& buffer) {
+               std::vector<LocalIndex>& buffer) {
   auto allowed = [&](StateId, const Edge& e) { return !stem_states || (*stem_states)(e.target); };
   PathFinder paths(g, cancel, std::move(buffer));
   auto stem = paths.find_by_levels(0, allowed, [&](StateId s) { return goal[s] != 0; });
@@ -217,7 +217,7 @@ Lasso join_lasso(const Path& stem, const Path& cycle) {
 
 Lasso build_lasso(const StateGraph& g, const Subgraph& sub, const std::vector<StateId>& members,
                   const CycleTargets& targets, StemStates stem_states, std::vector<char>& in_scc,
-                  std::vector<StateId> buffer) {
+                  std::vector<LocalIndex> buffer) {
   for (StateId s : members) in_scc[s] = 1;
   Path stem = stem_path(g, stem_states, in_scc, *sub.cancel, buffer);
   for (StateId s : members) in_scc[s] = 0;

@@ -24,12 +24,12 @@ std::optional<CycleTargets> qualify(const StateGraph& g, const Subgraph& sub, co
 // dist/stem.hpp follows over the ranks). `buffer`: an array for the search
 // to use and hand back. No such path: std::logic_error.
 Path stem_path(const StateGraph& g, StemStates stem_states, const std::vector<char>& goal, Cancellation& cancel,
-               std::vector<StateId>& buffer);
+               std::vector<LocalIndex>& buffer);
 
 // A cycle from `entry` (a member) through every target and back, inside the
 // SCC, by FIFO searches. `in_scc`: all zero, per state (left so).
 Path build_cycle(const StateGraph& g, const Subgraph& sub, const std::vector<StateId>& members,
-                 const CycleTargets& targets, StateId entry, std::vector<char>& in_scc, std::vector<StateId> buffer);
+                 const CycleTargets& targets, StateId entry, std::vector<char>& in_scc, std::vector<LocalIndex> buffer);
 
 // The stem, then the cycle from where the stem ends.
 Lasso join_lasso(const Path& stem, const Path& cycle);
@@ -39,6 +39,6 @@ Lasso join_lasso(const Path& stem, const Path& cycle);
 // `buffer`: an array for the path searches to reuse.
 Lasso build_lasso(const StateGraph& g, const Subgraph& sub, const std::vector<StateId>& members,
                   const CycleTargets& targets, StemStates stem_states, std::vector<char>& in_scc,
-                  std::vector<StateId> buffer);
+                  std::vector<LocalIndex> buffer);
 
 }  // namespace ddsmc::engine

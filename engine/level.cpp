@@ -10,7 +10,7 @@ std::vector<uint32_t> KeyOrder::bfs_order(Slice& slice) {
   // Bucketed by parent (a counting sort over the slice's sources), then
   // each parent's few children by ordinal.
   const size_t n = slice.new_states(), sources = slice.end() - slice.first();
-  auto parent = [&](size_t i) { return static_cast<size_t>((slice.new_state(i).key >> 32) - slice.first()); };
+  auto parent = [&](size_t i) { return static_cast<size_t>(key_source(slice.new_state(i).key)); };
   std::vector<uint32_t> start(sources + 1, 0);
   for (size_t i = 0; i < n; ++i) ++start[parent(i) + 1];
   for (size_t p = 1; p < start.size(); ++p) start[p] += start[p - 1];
@@ -34,7 +34,7 @@ Numbered KeyOrder::number(Slice& slice) {
   if (cut.keep > slice.room()) {  // the first new state past the limit halts, and is not added
     cut.keep = slice.room();
     cut.max_states = true;
-    cut.halted = static_cast<StateId>(slice.new_state(out.kept[cut.keep]).key >> 32);
+    cut.halted = slice.source_of(slice.new_state(out.kept[cut.keep]).key);
   }
   if (stop_at_violation_ && slice.found_violation()) {  // the first state over a bound halts, and is added
     for (size_t i = 0; i < cut.keep; ++i) {
@@ -42,7 +42,7 @@ Numbered KeyOrder::number(Slice& slice) {
       if (!n.violating) continue;
       cut.keep = i + 1;
       cut.max_states = false;
-      cut.halted = static_cast<StateId>(n.key >> 32);
+      cut.halted = slice.source_of(n.key);
       cut.violating = graph_.num_states() + static_cast<StateId>(i);
       break;
     }

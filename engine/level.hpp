@@ -26,7 +26,7 @@ struct LocalRouter {
   Routed route(const Candidate& c, StateId /*source*/, uint64_t key) {
     const StateStore::Claim r =
         slice.claim(c.root, c.violating, key, [&](uint64_t* out) { graph.labels_of(*c.state, system, out); });
-    return {r.ref, r.inserted};
+    return {(r.ref & kProvisional) ? provisional_target(r.ref) : StateId{r.ref}, r.inserted};
   }
 };
 

@@ -3,13 +3,16 @@
 namespace ddsmc::engine {
 
 void Slice::commit(const std::vector<uint32_t>& kept) {
+  if (graph_.num_states() + kept.size() > kMaxLocalStates)
+    throw std::length_error("more than 2^31 - 2 states in one process (a rank of a distributed check holds at most "
+                            "that many: use more ranks)");
   const StateId base = graph_.add_states(kept.size());
   arena_.execute([&] {
     parallel_for(size_t{0}, kept.size(), 256, [&](const tbb::blocked_range<size_t>& r) {
       for (size_t i = r.begin(); i < r.end(); ++i) {
         const NewState& n = new_[kept[i]];
         graph_.fill_state(base + static_cast<StateId>(i), n.root, n.labels());
-        store_.bind(n.root, base + static_cast<StateId>(i));
+        store_.bind(n.root, static_cast<uint32_t>(base + i));  // (below kMaxLocalStates)
       }
     });
   });
@@ -29,7 +32,7 @@ void Slice::write_rows(StateId last, Outcome& out) {
         auto e = buf.begin() + static_cast<std::ptrdiff_t>(span.end);
         for (auto it = b; it != e; ++it) {
           if (it->target == kNoState) throw std::logic_error("slice: a step without its target");
-          if (it->target & kProvisional) it->target = ids_[it->target & ~kProvisional];
+          if (it->target & kProvisionalTarget) it->target = ids_[it->target & ~kProvisionalTarget];
           if (it->target == kNoState) throw std::logic_error("slice: a kept step leads to a dropped state");
         }
         counts[s - first_] = make_row(b, e);

@@ -61,7 +61,16 @@
 
 namespace ddsmc::engine {
 
-inline constexpr uint32_t kProvisional = 0x80000000u;  // ids of committed states stay below it
+// The store's references (32-bit, one process's): a committed state's
+// local id, or kProvisional | the index of a new state of the running
+// slice. So a process (a rank) holds at most kMaxLocalStates states; the
+// ids of a graph over many ranks are 64-bit (StateId).
+inline constexpr uint32_t kProvisional = 0x80000000u;
+inline constexpr StateId kMaxLocalStates = kProvisional - 2;
+// An edge's target while its slice runs: a committed state's id, or
+// kProvisionalTarget | the index of a new state (told at the commit).
+inline constexpr StateId kProvisionalTarget = StateId{1} << 63;
+inline StateId provisional_target(uint32_t ref) { return kProvisionalTarget | (ref & ~kProvisional); }
 
 // The most sources one slice takes: about 16 MiB of edge buffers and new
 // states at 10 successors per state; a slice has 4 to 16 rounds at 2 to 8
@@ -83,7 +92,12 @@ inline bool cut_certain(uint64_t found, bool violation, uint64_t room, bool stop
   return found > room || (stop_at_violation && violation);
 }
 
-inline uint64_t discovery_key(StateId source, uint32_t ordinal) { return uint64_t{source} << 32 | ordinal; }
+// A step's discovery key: its source's position in the slice (from the
+// slice's first source; a slice has at most kSlice sources) and its
+// ordinal among the source's steps. Keys order steps as sequential BFS
+// meets them.
+inline uint64_t discovery_key(StateId source_in_slice, uint32_t ordinal) { return source_in_slice << 32 | ordinal; }
+inline StateId key_source(uint64_t key) { return key >> 32; }
 
 // Lowers a state's least discovery key to `key` if that is smaller; from
 // any number of threads at once.
@@ -119,7 +133,7 @@ struct SliceWorker {
 
 // A router's answer for one step.
 struct Routed {
-  uint32_t target;  // the edge's target: committed id, kProvisional | index, or kNoState (told later)
+  StateId target;  // the edge's target: committed id, kProvisionalTarget | index, or kNoState (told later)
   bool claimed;     // a new state claimed here
 };
 
@@ -151,10 +165,13 @@ class Slice {
 
   // The local sources [first, end) of g, expanded by `workers` (whose edge
   // buffers it empties and uses); at most `room` new states are kept.
+  // `first_global`: the global id of the slice's first source (of every
+  // process's: the discovery keys count sources from it).
   template <class W>
   Slice(StateGraph& g, tbb::task_arena& arena, std::vector<std::unique_ptr<W>>& workers, StateId first, StateId end,
-        uint64_t room)
-      : graph_(g), store_(g.store()), arena_(arena), first_(first), room_(room), spans_(end - first) {
+        StateId first_global, uint64_t room)
+      : graph_(g), store_(g.store()), arena_(arena), first_(first), first_global_(first_global), room_(room),
+        spans_(end - first) {
     for (auto& w : workers) {
       w->edges.clear();
       buffers_.push_back(&w->edges);
@@ -162,6 +179,9 @@ class Slice {
   }
 
   StateId first() const { return first_; }
+  StateId first_global() const { return first_global_; }
+  // The global id of the source of a discovery key.
+  StateId source_of(uint64_t key) const { return first_global_ + key_source(key); }
   StateId end() const { return first_ + static_cast<StateId>(spans_.size()); }
   uint64_t room() const { return room_; }
   tbb::task_arena& arena() { return arena_; }
@@ -239,7 +259,7 @@ class Slice {
   StateGraph& graph_;
   StateStore& store_;
   tbb::task_arena& arena_;
-  StateId first_;
+  StateId first_, first_global_;
   uint64_t room_;
   std::vector<Span> spans_;  // per local source of the slice
   std::vector<std::vector<Edge>*> buffers_;  // per worker slot
@@ -280,7 +300,7 @@ void Slice::expand(StateId source, StateId global, Router& router, uint32_t work
   uint64_t claimed = 0;  // new states this source's steps claimed here
   try {
     router.successors(graph_.root(source), [&](const Candidate& c) {
-      const Routed r = router.route(c, source, discovery_key(global, ordinal++));
+      const Routed r = router.route(c, source, discovery_key(global - first_global_, ordinal++));
       edges.emplace_back(r.target, c.label);
       if (r.claimed && ++claimed > room_) throw ExpansionCut{};
     });

@@ -20,6 +20,12 @@
 
 namespace ddsmc::engine {
 
+// A state's index in one process's graph where 4 bytes per state matter
+// (the analysis's per-state arrays): below kMaxLocalStates, so 32 bits
+// hold it and kNoLocal.
+using LocalIndex = uint32_t;
+inline constexpr LocalIndex kNoLocal = 0xffffffffu;
+
 class StateGraph {
  public:
   // `initial_store`: the store's initial room, in nodes and leaves.
@@ -61,7 +67,7 @@ class StateGraph {
   void add_edges(StateId first, std::span<const uint32_t> counts, std::span<const uint32_t> sizes);
   void write_edges(StateId s, std::span<const Edge> edges) { edges_.encode(s, edges); }
 
-  uint32_t num_states() const { return num_states_; }
+  StateId num_states() const { return num_states_; }
   uint32_t num_nodes() const { return num_nodes_; }
   uint32_t num_arcs() const { return num_arcs_; }
   uint64_t num_edges() const { return num_edges_; }
@@ -99,7 +105,7 @@ class StateGraph {
   }
   uint32_t num_nodes_, num_arcs_, label_words_;
   uint32_t label_bits_;  // nodes + arcs: each state's labels, packed end to end
-  uint32_t num_states_ = 0;
+  StateId num_states_ = 0;  // one process's: at most kMaxLocalStates (engine/slice.hpp)
   std::unique_ptr<StateStore> store_;  // (a pointer: the graph moves, the store's atomics cannot)
   ChunkedVector<uint32_t> root_;     // per state: its root in store_
   ChunkedVector<uint64_t> labels_;   // label_bits_ per state, packed (a state's bits may span two words)

@@ -92,7 +92,7 @@ TEST(BfsTree, TheStemRuleGivesTheBfsTree) {
     engine::ExploreResult res = engine::explore(cm, opts);
     const engine::StateGraph& g = res.graph;
     std::vector<char> goal(g.num_states(), 0);
-    std::vector<engine::StateId> buffer;
+    std::vector<engine::LocalIndex> buffer;
     const engine::StateId step = std::max<engine::StateId>(1, g.num_states() / 100);
     for (engine::StateId s = 0; s < g.num_states(); s += step) {
       goal[s] = 1;

@@ -47,7 +47,7 @@ std::vector<Edge> random_row(std::mt19937_64& rng, StateId source, size_t max_ed
   for (size_t i = 0; i < n; ++i) {
     StateId t = 0;
     switch (rng() % 6) {
-      case 0: t = static_cast<StateId>(std::clamp<int64_t>(int64_t{source} + int64_t(rng() % 64) - 32, 0, kMaxId)); break;
+      case 0: t = std::min(kMaxId, source + rng() % 64 - std::min<StateId>(source, 32)); break;
       case 1: t = static_cast<StateId>(rng() % (uint64_t{kMaxId} + 1)); break;
       case 2: t = kMaxId - static_cast<StateId>(rng() % 4); break;
       case 3: t = static_cast<StateId>(rng() % 4); break;
@@ -190,6 +190,34 @@ TEST(EdgeStore, CodeRoundTripsAtAnySource) {
       ASSERT_TRUE(std::ranges::equal(r, row)) << "source " << src;
     }
   }
+}
+
+TEST(EdgeStore, CodeRoundTripsWithIdsPast2To32) {
+  // State ids are 64-bit: rows of sources past 2^32, 2^40 and 2^51, with
+  // targets near them and below 2^32 (deltas up to 2^51 both ways: 53
+  // bits zigzagged, and 11-bit labels: 64 bits).
+  std::mt19937_64 rng(9);
+  const EdgeStore code(1000);
+  for (StateId base : {(StateId{1} << 32) - 250, StateId{1} << 40, StateId{1} << 51}) {
+    for (StateId src = base; src < base + 500; ++src) {
+      auto row = random_row(rng, src, src % 50 == 0 ? 300 : 12, 1000);
+      for (size_t i = 0; i < row.size(); i += 2) row[i].target = src + rng() % 1000 - 500;  // near the source
+      sort_unique(row);
+      const uint32_t size = code.encoded_size(src, row);
+      std::vector<uint8_t> buf(size);
+      ASSERT_EQ(code.write_row(src, row, buf.data()), buf.data() + size);
+      const EdgeStore::Row r(buf.data(), buf.data() + size, src, code.label_bits());
+      ASSERT_TRUE(std::ranges::equal(r, row)) << "source " << src;
+    }
+  }
+}
+
+TEST(EdgeStore, TargetsTooFarForTheirLabelsAreRefused) {
+  // 31-bit labels leave 33 bits for the delta: a target 2^40 states away
+  // is refused, never cut.
+  const EdgeStore code(kMaxArcs);
+  const std::vector<Edge> row = {Edge(0, 1, true)};
+  EXPECT_THROW((void)code.encoded_size(StateId{1} << 40, row), std::length_error);
 }
 
 TEST(EdgeStore, ExtremeTargetsAndLabels) {

@@ -273,6 +273,9 @@ struct RefEdge {
   friend auto operator<=>(const RefEdge&, const RefEdge&) = default;
 };
 
+// (the reference numbers its states with its own 32-bit ids)
+inline constexpr uint32_t kNoParent = 0xffffffffu;
+
 struct RefGraph {
   bool complete = false;
   std::string why_incomplete;           // "initial state out of bounds", "max states", "too many fresh constants"
@@ -304,7 +307,7 @@ inline RefGraph ref_explore(const engine::CompiledModel& cm, const std::function
       g.bytes.push_back(cf.bytes);
       g.states.push_back(cf.state);
       g.parent.push_back(parent);
-      g.depth.push_back(parent == engine::kNoState ? 0 : g.depth[parent] + 1);
+      g.depth.push_back(parent == kNoParent ? 0 : g.depth[parent] + 1);
     }
     return it->second;
   };
@@ -313,7 +316,7 @@ inline RefGraph ref_explore(const engine::CompiledModel& cm, const std::function
     g.why_incomplete = "initial state out of bounds";
     return g;
   }
-  if (!add(init, engine::kNoState)) {
+  if (!add(init, kNoParent)) {
     g.why_incomplete = "too many fresh constants";
     return g;
   }

@@ -210,6 +210,20 @@ void expect_same_check(const CheckRun& single, const CheckRun& dist, const Layou
       EXPECT_EQ(sb["bytes_sent"], 0u) << "one rank sends nothing";
     }
   }
+  if (sa.contains("crossing_successors")) {
+    EXPECT_EQ(sa["successors"], 0u) << "one process counts no successors by rank";
+    EXPECT_EQ(sa["crossing_successors"], 0u);
+  }
+  if (sb.contains("crossing_successors")) {
+    const auto all = sb["successors"].get<uint64_t>(), crossing = sb["crossing_successors"].get<uint64_t>();
+    EXPECT_LE(crossing, all) << sb.dump();
+    EXPECT_LE(sb["rank0_successors"].get<uint64_t>(), all) << sb.dump();
+    EXPECT_LE(sb["rank0_crossing_successors"].get<uint64_t>(), crossing) << sb.dump();
+    EXPECT_LE(sb["rank0_offers_processed"].get<uint64_t>(), crossing) << sb.dump();
+    if (layout.ranks == 1) {
+      EXPECT_EQ(crossing, 0u) << "one rank owns every successor";
+    }
+  }
   if (sb.contains("rank_states")) {
     const json& rs = sb["rank_states"];
     ASSERT_TRUE(rs.is_array()) << sb.dump();

@@ -1,6 +1,7 @@
 // The exchange and termination detector under several ranks: records of
 // every size reach the right rank intact, and a workload whose work
-// reappears at idle ranks terminates with exactly the analytic token count.
+// reappears at idle ranks terminates with exactly the analytic token count;
+// the analysis's mailbox carries 64-bit state ids whole.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "dist/exchange.hpp"
+#include "dist/mailbox.hpp"
 #include "dist/termination.hpp"
 
 namespace ddsmc::dist {
@@ -118,6 +120,30 @@ TEST(Exchange, MutualFloodDoesNotDeadlock) {
     if (term.idle_check()) break;
   }
   EXPECT_EQ(got, 32u * static_cast<std::uint64_t>(n - 1));
+}
+
+// State ids are 64-bit (docs/dist.md "State ids"): messages of ids past
+// 2^32 (and near 2^64) arrive whole, from every rank to every rank.
+TEST(Mailbox, CarriesStateIdsPast2To32) {
+  const int me = world_rank(), ranks = world_size();
+  Mailbox box(MPI_COMM_WORLD, 2);
+  auto id = [](int from, int to, uint64_t k) { return (uint64_t{1} << 40) + uint64_t(from) * 100000 + uint64_t(to) * 1000 + k; };
+  for (int to = 0; to < ranks; ++to)
+    for (uint64_t k = 0; k < 10; ++k) {
+      const Mailbox::Word msg[2] = {id(me, to, k), ~uint64_t{0} - uint64_t(me)};
+      box.send(to, msg);
+    }
+  ASSERT_TRUE(box.exchange(false, engine::StopReason::None));
+  std::vector<uint64_t> got(box.received().begin(), box.received().end());
+  ASSERT_EQ(got.size(), size_t(ranks) * 10 * 2);
+  std::vector<uint64_t> want;
+  for (int from = 0; from < ranks; ++from)
+    for (uint64_t k = 0; k < 10; ++k) {
+      want.push_back(id(from, me, k));
+      want.push_back(~uint64_t{0} - uint64_t(from));
+    }
+  EXPECT_EQ(got, want);
+  EXPECT_FALSE(box.exchange(false, engine::StopReason::None));
 }
 
 TEST(Termination, NoWorkAtAll) {
