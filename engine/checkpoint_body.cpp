@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "engine/parallel.hpp"
 #include "hashing/state.hpp"
 
 namespace ddsmc::engine::checkpoint_body {
@@ -82,36 +83,56 @@ void read_tree(CheckedIn& in, StateGraph& g) {
   }
 }
 
-// A state's labels, as fill_state() takes them.
-void read_labels(CheckedIn& in, const StateGraph& g, std::vector<uint8_t>& bytes, std::vector<uint64_t>& words) {
-  in.bytes(bytes.data(), bytes.size());
-  std::fill(words.begin(), words.end(), 0);
-  for (size_t b = 0; b < bytes.size(); ++b) words[b / 8] |= uint64_t{bytes[b]} << (8 * (b % 8));
-  const uint32_t spare = static_cast<uint32_t>(bytes.size()) * 8 - label_bits(g);
-  if (spare && !bytes.empty() && (bytes.back() >> (8 - spare)) != 0) corrupted("a state's labels");
+// Every state's root, then its labels (label_bytes() each, one after the
+// other), as they are on disk.
+void read_roots(CheckedIn& in, const Counts& c, const StateGraph& g, std::vector<uint32_t>& roots,
+                std::vector<uint8_t>& labels) {
+  const uint32_t bytes = label_bytes(g), spare = bytes * 8 - label_bits(g);
+  roots.resize(c.states);
+  labels.resize(c.states * bytes);
+  for (uint64_t s = 0; s < c.states; ++s) {
+    const uint64_t root = in.varint();
+    if (root > 0xffffffffu) corrupted("a state's root");
+    roots[s] = static_cast<uint32_t>(root);
+    uint8_t* l = labels.data() + s * bytes;
+    in.bytes(l, bytes);
+    if (spare && (l[bytes - 1] >> (8 - spare)) != 0) corrupted("a state's labels");
+  }
+}
+
+// The states' roots and labels into the graph, on the caller's task
+// arena's workers (fill_state() takes distinct states from any thread).
+void fill_states(StateGraph& g, const std::vector<uint32_t>& roots, const std::vector<uint8_t>& labels) {
+  const StateId n = static_cast<StateId>(roots.size());
+  const uint32_t bytes = label_bytes(g);
+  g.add_states(n);
+  parallel_for(StateId{0}, n, 4096, [&](const tbb::blocked_range<StateId>& r) {
+    std::vector<uint64_t> words(g.label_words());
+    for (StateId s = r.begin(); s < r.end(); ++s) {
+      std::fill(words.begin(), words.end(), 0);
+      const uint8_t* l = labels.data() + uint64_t{s} * bytes;
+      for (uint32_t b = 0; b < bytes; ++b) words[b / 8] |= uint64_t{l[b]} << (8 * (b % 8));
+      g.fill_state(s, roots[s], words.data());
+    }
+  });
 }
 
 // Every state's root and labels, the trees checked, the visited set bound.
 void read_states(CheckedIn& in, const Counts& c, const System& system, StateGraph& g) {
   read_tree(in, g);
-  g.add_states(c.states);
-  std::vector<uint8_t> bytes(label_bytes(g));
-  std::vector<uint64_t> words(g.label_words());
-  for (StateId s = 0; s < c.states; ++s) {
-    const uint64_t root = in.varint();
-    if (root > 0xffffffffu) corrupted("a state's root");
-    read_labels(in, g, bytes, words);
-    g.fill_state(s, static_cast<uint32_t>(root), words.data());
-  }
+  std::vector<uint32_t> roots;
+  std::vector<uint8_t> labels;
+  read_roots(in, c, g, roots, labels);
+  fill_states(g, roots, labels);
   const hashing::StateLayout& layout = system.layout();
   std::vector<hashing::Word> part_words;
   const auto decodes = [&](uint32_t part, std::string_view leaf) {
     return hashing::decode_part(leaf, layout, part, part_words);
   };
-  if (!g.store().tree().check_trees(c.states, [&](size_t s) { return g.root(static_cast<StateId>(s)); }, decodes))
+  if (!g.store().tree().check_trees(roots.size(), [&](size_t s) { return roots[s]; }, decodes))
     corrupted("a state's tree names no state");
   for (StateId s = 0; s < c.states; ++s)
-    if (!g.store().bind_loaded(g.root(s), s)) corrupted("two states with one encoding");
+    if (!g.store().bind_loaded(roots[s], s)) corrupted("two states with one encoding");
 }
 
 // One state's row, checked (targets ascending, arcs of the graph).
