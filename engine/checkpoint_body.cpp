@@ -130,7 +130,7 @@ void read_states(CheckedIn& in, const Counts& c, const System& system, StateGrap
     return hashing::decode_part(leaf, layout, part, part_words);
   };
   if (!g.store().tree().check_trees(roots.size(), [&](size_t s) { return roots[s]; }, decodes))
-    corrupted("a state's tree names no state");
+    corrupted("a state's tree is damaged");
   for (StateId s = 0; s < c.states; ++s)
     if (!g.store().bind_loaded(roots[s], s)) corrupted("two states with one encoding");
 }
