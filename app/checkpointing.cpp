@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -198,6 +200,7 @@ std::optional<engine::CheckpointMeta> Checkpointing::restore(const std::string& 
   const uint32_t rank = static_cast<uint32_t>(processes_.rank());
   engine::CheckpointMeta meta;
   std::string error;
+  const auto start = std::chrono::steady_clock::now();
   try {
     meta = matching_manifest(dir);
     engine::read_checkpoint_part(dir, rank, meta, system, graph, gids);
@@ -212,6 +215,12 @@ std::optional<engine::CheckpointMeta> Checkpointing::restore(const std::string& 
   const auto s = processes_.all(graph.num_states()), x = processes_.all(graph.num_expanded()),
              e = processes_.all(graph.num_edges());
   for (size_t k = 0; k < s.size(); ++k) states += s[k], expanded += x[k], edges += e[k];
+  // The read's time: the slowest rank's.
+  uint64_t micros = 0;
+  for (uint64_t t : processes_.all(static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
+                                        std::chrono::steady_clock::now() - start)
+                                        .count())))
+    micros = std::max(micros, t);
   if (states != meta.states || expanded != meta.next || edges != meta.transitions) {
     if (processes_.root())
       std::fprintf(stderr, "ddsmc: cannot resume from %s: the checkpoint is corrupted (its parts do not add up)\n",
@@ -219,8 +228,9 @@ std::optional<engine::CheckpointMeta> Checkpointing::restore(const std::string& 
     return std::nullopt;
   }
   if (processes_.root())
-    std::fprintf(stderr, "ddsmc: resuming from %s: %llu states, %llu expanded\n", dir.c_str(),
-                 static_cast<unsigned long long>(meta.states), static_cast<unsigned long long>(meta.next));
+    std::fprintf(stderr, "ddsmc: resuming from %s: %llu states, %llu expanded (read in %.2f s)\n", dir.c_str(),
+                 static_cast<unsigned long long>(meta.states), static_cast<unsigned long long>(meta.next),
+                 static_cast<double>(micros) / 1e6);
   return meta;
 }
 

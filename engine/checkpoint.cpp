@@ -6,7 +6,6 @@
 #include <boost/serialization/string.hpp>
 #include <boost/serialization/vector.hpp>
 #include <algorithm>
-#include <atomic>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -16,10 +15,8 @@
 
 #include <fmt/format.h>
 
+#include "engine/checkpoint_body.hpp"
 #include "engine/checkpoint_io.hpp"
-#include "engine/parallel.hpp"
-#include "engine/redo.hpp"
-#include "hashing/state.hpp"
 
 namespace ddsmc::engine {
 namespace {
@@ -210,26 +207,7 @@ void write_checkpoint_part(const std::string& dir, uint32_t rank, const ExploreP
   const std::string what = meta.ranks == 1 ? "the part" : fmt::format("rank {}'s part", rank);
   write_file(dir, checkpoint_part_file(dir, rank, meta.generation), what, [&](HashedOut& out) {
     write_header(out, part);
-    StateId previous_gid = 0;
-    for (StateId s = 0; s < g.num_states(); ++s) {
-      const StateId gid = p.gids ? (*p.gids)[s] : s;
-      out.varint(gid - previous_gid);  // ascending: deltas
-      previous_gid = gid;
-      const std::string b = g.bytes(s);
-      out.varint(b.size());
-      out.bytes(b.data(), b.size());
-    }
-    std::vector<Edge> row;
-    for (StateId s = 0; s < g.num_expanded(); ++s) {
-      row.assign(g.edges(s).begin(), g.edges(s).end());
-      out.varint(row.size());
-      StateId previous = 0;  // rows are sorted by target: deltas
-      for (const Edge& e : row) {
-        out.varint(e.target - previous);
-        out.varint(e.label);
-        previous = e.target;
-      }
-    }
+    checkpoint_body::write(out, g, p.gids);
   });
 }
 
@@ -280,100 +258,9 @@ void read_checkpoint_part(const std::string& dir, uint32_t rank, const Checkpoin
     throw CheckpointError(path + " belongs to another checkpoint");
   if (part.states > meta.states || part.expanded > part.states || part.transitions > meta.transitions)
     throw CheckpointError("the checkpoint is corrupted (inconsistent counts in " + path + ")");
-
-  // The states, a batch at a time: read in order, then interned by the
-  // caller's task arena's workers (the tree store is concurrent; a full
-  // store is grown and the batch's states not done yet are redone,
-  // engine/redo.hpp).
-  const hashing::StateLayout& layout = system.layout();
-  constexpr uint64_t kStateBatch = uint64_t{1} << 16;
-  std::string buffer;
-  std::vector<size_t> offsets;
-  std::vector<uint8_t> done;  // per state of the batch: interned (or found not to decode)
-  std::atomic<bool> bad{false};
-  gids.clear();
-  gids.reserve(part.states);
-  uint64_t gid = 0;
-  for (uint64_t first = 0; first < part.states;) {
-    const uint64_t n = std::min(kStateBatch, part.states - first);
-    buffer.clear();
-    offsets.assign(1, 0);
-    for (uint64_t i = first; i < first + n; ++i) {
-      const uint64_t delta = in.varint();
-      gid += delta;
-      if ((i > 0 && delta == 0) || gid >= meta.states || (meta.ranks == 1 && gid != i))
-        throw CheckpointError("the checkpoint is corrupted (state ids out of order)");
-      gids.push_back(static_cast<StateId>(gid));
-      const uint64_t size = in.varint();
-      if (size > (uint64_t{1} << 28)) throw CheckpointError("the checkpoint is corrupted (a state is too long)");
-      buffer.resize(buffer.size() + size);
-      in.bytes(buffer.data() + offsets.back(), size);
-      offsets.push_back(buffer.size());
-    }
-    const StateId base = g.add_states(n);
-    done.assign(n, 0);
-    redo_when_full(
-        [&] {
-          parallel_for(uint32_t{0}, static_cast<uint32_t>(n), 256, [&](const tbb::blocked_range<uint32_t>& r) {
-            hashing::GlobalState s;
-            hashing::SegmentedEncoding enc;
-            std::vector<uint64_t> labels(g.label_words());
-            for (uint32_t k = r.begin(); k < r.end(); ++k) {
-              if (done[k]) continue;
-              if (!hashing::decode(std::string_view(buffer).substr(offsets[k], offsets[k + 1] - offsets[k]), layout, s)) {
-                bad.store(true);
-                done[k] = 1;
-                continue;
-              }
-              hashing::encode_segmented(s, layout, enc);
-              const uint32_t root = g.store().tree().intern(enc);  // TreeStoreFull: the batch is redone
-              g.labels_of(s, system, labels.data());
-              g.fill_state(base + k, root, labels.data());
-              g.store().bind(root, static_cast<uint32_t>(base + k));
-              done[k] = 1;
-            }
-          });
-        },
-        [] {}, [&] { g.store().grow(); });
-    if (bad.load()) throw CheckpointError("the checkpoint is corrupted (a state does not decode)");
-    first += n;
-  }
-  constexpr StateId kBatch = 4096;
-  std::vector<std::vector<Edge>> rows;
-  std::vector<uint32_t> counts, sizes;
-  for (StateId first = 0; first < part.expanded;) {
-    const StateId end = static_cast<StateId>(std::min<uint64_t>(part.expanded, uint64_t{first} + kBatch));
-    rows.assign(end - first, {});
-    counts.clear();
-    sizes.clear();
-    for (StateId s2 = first; s2 < end; ++s2) {
-      const uint64_t n = in.varint();
-      if (n > part.transitions) throw CheckpointError("the checkpoint is corrupted (too many edges)");
-      auto& row = rows[s2 - first];
-      uint64_t previous = 0;
-      for (uint64_t k = 0; k < n; ++k) {
-        const uint64_t target = previous + in.varint(), label = in.varint();
-        if (target >= meta.states || label > 0xffffffffu)
-          throw CheckpointError("the checkpoint is corrupted (an edge to no state)");
-        previous = target;
-        Edge e;
-        e.target = static_cast<StateId>(target);
-        e.label = static_cast<uint32_t>(label);
-        if (e.arc() != kIdleArc && e.arc() >= g.num_arcs())
-          throw CheckpointError("the checkpoint is corrupted (an edge on no arc)");
-        if (!row.empty() && !(row.back().target < e.target || (row.back().target == e.target && row.back().label < e.label)))
-          throw CheckpointError("the checkpoint is corrupted (edges out of order)");
-        row.push_back(e);
-      }
-      counts.push_back(static_cast<uint32_t>(row.size()));
-      sizes.push_back(g.edge_bytes(s2, row));
-    }
-    g.add_edges(first, counts, sizes);
-    for (StateId s2 = first; s2 < end; ++s2) g.write_edges(s2, rows[s2 - first]);
-    first = end;
-  }
+  const checkpoint_body::Counts counts{part.states, part.expanded, part.transitions, meta.states, meta.ranks == 1};
+  checkpoint_body::read(in, counts, system, g, gids);
   in.finish();
-  if (g.num_edges() != part.transitions) throw CheckpointError("the checkpoint is corrupted (edge count)");
 }
 
 }  // namespace ddsmc::engine

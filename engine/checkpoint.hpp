@@ -1,28 +1,32 @@
 // Checkpoints of an exploration (docs/engine.md §14): the explored graph
-// (every state's canonical encoding, and the edges of the states expanded
-// so far) and the exploration's figures. The BFS queue is implicit: the
-// states not expanded yet, [next, states), so resuming continues at `next`
-// with the sequential numbering (docs/engine.md §9) and gives exactly the
-// states, transitions and verdicts of an uninterrupted run.
+// (the state store's tree as it is, every state's root and labels, and the
+// edges of the states expanded so far) and the exploration's figures. The
+// BFS queue is implicit: the states not expanded yet, [next, states), so
+// resuming continues at `next` with the sequential numbering (docs/engine.md
+// §9) and gives exactly the states, transitions and verdicts of an
+// uninterrupted run.
 //
 // A checkpoint in DIR is a generation: one part per rank (one process: one
 // part), DIR/rank-K.GENERATION.ddsmc, each holding that rank's states
-// (their global ids, encodings and rows), then the manifest
-// DIR/checkpoint.ddsmc naming the generation, written last. Every file is
-// written under a temporary name and renamed, and the manifest only once
-// every part is whole, so the manifest always names a whole checkpoint
+// (their global ids, its store, their roots, labels and rows), then the
+// manifest DIR/checkpoint.ddsmc naming the generation, written last. Every
+// file is written under a temporary name and renamed, and the manifest only
+// once every part is whole, so the manifest always names a whole checkpoint
 // (the previous one until the new one is complete); older generations'
 // parts are removed after that (ddsmc's own files only: the user's files
-// in DIR are never touched).
+// in DIR are never touched). A part is read back by the rank that wrote it
+// (the same rank count: another one is refused, app/checkpointing).
 //
 // File format (version kCheckpointFormat): "DDSMC-CK", a 32-bit format
 // version, the metadata (Boost.Serialization, binary archive: same ddsmc
 // build and architecture), the body, an XXH3-64 checksum of all that. A
-// part's body: per state its global id (delta from the previous one), its
-// encoding, then per expanded state its edges (targets as deltas, labels);
-// varints. Reading checks the whole file against its checksum before it
-// believes anything in it, then the magic, the version and every length,
-// and throws CheckpointError (a sentence for the user) on any mismatch.
+// part's body (engine/checkpoint_body.hpp): the global ids, the store's
+// tree in bulk, per state its root and labels, per expanded state its
+// edges; resuming loads the tree and rebuilds its index and the visited
+// set from the ids, re-interning nothing. Reading checks the whole file
+// against its checksum before it believes anything in it, then the magic,
+// the version, every length and id, and every root's tree, and throws
+// CheckpointError (a sentence for the user) on any mismatch.
 #pragma once
 
 #include <array>
@@ -40,7 +44,9 @@ namespace ddsmc::engine {
 
 // 3: the check's identity is made of what was loaded (issue 20); a format-2
 // checkpoint is refused for its format, not as "another check".
-inline constexpr uint32_t kCheckpointFormat = 3;
+// 4: a part holds the store's tree in bulk instead of every state's
+// encoding (issue 21); a format-3 checkpoint is refused for its format.
+inline constexpr uint32_t kCheckpointFormat = 4;
 
 struct CheckpointError : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -84,9 +90,10 @@ void remove_other_checkpoint_parts(const std::string& dir, uint32_t rank, uint64
 // Reads the manifest (checked whole first).
 CheckpointMeta read_checkpoint_manifest(const std::string& dir);
 // Reads this rank's part of that checkpoint into `graph` (fresh, for the
-// system's layout): states re-interned in local id order, labels from the
-// system, the visited set bound, the rows of its expanded states; `gids`
-// gets their global ids (for one rank they must be 0, 1, ...).
+// system's layout): its store's tree loaded as it was (every root keeps its
+// id), the states' roots and labels in local id order, the visited set
+// bound, the rows of its expanded states; `gids` gets their global ids (for
+// one rank they must be 0, 1, ...). No state is decoded or interned.
 void read_checkpoint_part(const std::string& dir, uint32_t rank, const CheckpointMeta& meta, const System& system,
                           StateGraph& graph, std::vector<StateId>& gids);
 

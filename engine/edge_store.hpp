@@ -31,7 +31,7 @@ namespace ddsmc::engine {
 
 // A state's id: 64-bit, so that a distributed graph may hold more than
 // 2^32 states (a process or rank holds at most kMaxLocalStates of them,
-// engine/slice.hpp). In rows it costs nothing: targets are delta-coded.
+// engine/state_store.hpp). In rows it costs nothing: targets are delta-coded.
 using StateId = uint64_t;
 inline constexpr StateId kNoState = ~StateId{0};
 

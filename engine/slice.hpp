@@ -61,13 +61,8 @@
 
 namespace ddsmc::engine {
 
-// The store's references (32-bit, one process's): a committed state's
-// local id, or kProvisional | the index of a new state of the running
-// slice. So a process (a rank) holds at most kMaxLocalStates states; the
-// ids of a graph over many ranks are 64-bit (StateId).
-inline constexpr uint32_t kProvisional = 0x80000000u;
-inline constexpr StateId kMaxLocalStates = kProvisional - 2;
-// An edge's target while its slice runs: a committed state's id, or
+// (The store's references are 32-bit: kProvisional, kMaxLocalStates,
+// engine/state_store.hpp.) An edge's target while its slice runs: a committed state's id, or
 // kProvisionalTarget | the index of a new state (told at the commit).
 inline constexpr StateId kProvisionalTarget = StateId{1} << 63;
 inline StateId provisional_target(uint32_t ref) { return kProvisionalTarget | (ref & ~kProvisional); }

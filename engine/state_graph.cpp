@@ -74,12 +74,17 @@ void StateGraph::fill_state(StateId id, uint32_t root, const uint64_t* labels) {
   root_[id] = root;
   // Bits of neighbouring states share words, and states are filled from
   // several threads: set bits by atomic or (add_states zeroed the words).
+  // A label word lands in at most two words of labels_: one atomic or each.
   const uint64_t base = uint64_t{id} * label_bits_;
-  for (uint32_t w = 0; w < label_words_; ++w)
-    for (uint64_t bits = labels[w]; bits; bits &= bits - 1) {
-      const uint64_t pos = base + w * 64 + static_cast<unsigned>(std::countr_zero(bits));
-      std::atomic_ref<uint64_t>(labels_[pos >> 6]).fetch_or(uint64_t{1} << (pos & 63), std::memory_order_relaxed);
-    }
+  for (uint32_t w = 0; w < label_words_; ++w) {
+    const uint64_t bits = labels[w];
+    if (!bits) continue;
+    const uint64_t pos = base + uint64_t{w} * 64;
+    const unsigned shift = pos & 63;
+    std::atomic_ref<uint64_t>(labels_[pos >> 6]).fetch_or(bits << shift, std::memory_order_relaxed);
+    if (shift && (bits >> (64 - shift)))
+      std::atomic_ref<uint64_t>(labels_[(pos >> 6) + 1]).fetch_or(bits >> (64 - shift), std::memory_order_relaxed);
+  }
 }
 
 void StateGraph::add_edges(StateId first, std::span<const uint32_t> counts, std::span<const uint32_t> sizes) {

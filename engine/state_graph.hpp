@@ -105,7 +105,7 @@ class StateGraph {
   }
   uint32_t num_nodes_, num_arcs_, label_words_;
   uint32_t label_bits_;  // nodes + arcs: each state's labels, packed end to end
-  StateId num_states_ = 0;  // one process's: at most kMaxLocalStates (engine/slice.hpp)
+  StateId num_states_ = 0;  // one process's: at most kMaxLocalStates (engine/state_store.hpp)
   std::unique_ptr<StateStore> store_;  // (a pointer: the graph moves, the store's atomics cannot)
   ChunkedVector<uint32_t> root_;     // per state: its root in store_
   ChunkedVector<uint64_t> labels_;   // label_bits_ per state, packed (a state's bits may span two words)

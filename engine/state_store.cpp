@@ -30,6 +30,14 @@ std::vector<uint32_t> StateStore::leaf_positions(const hashing::StateLayout& lay
   return position;
 }
 
+bool StateStore::bind_loaded(uint32_t root, uint32_t ref) {
+  if (!exploring_ || root >= refs_.covered() || ref >= kPending) return false;
+  uint32_t& r = refs_.slot(root);
+  if (r != kNoRef) return false;
+  r = ref;
+  return true;
+}
+
 // The reference array follows the tree: every root id the tree can return
 // before its next growth has its directory entry (refs_ segments are
 // allocated on first use, by whichever thread claims a root in them).

@@ -26,6 +26,14 @@
 
 namespace ddsmc::engine {
 
+// The references a slice gives states (32-bit, one process's): a committed
+// state's local id, or kProvisional | the index of a new state of the
+// running slice (engine/slice.hpp). So a process (a rank) holds at most
+// kMaxLocalStates states, which the slice's commit and a checkpoint's
+// load enforce; the ids of a graph over many ranks are 64-bit (StateId).
+inline constexpr uint32_t kProvisional = 0x80000000u;
+inline constexpr uint64_t kMaxLocalStates = kProvisional - 2;
+
 class StateStore {
  public:
   static constexpr uint32_t kNoRef = 0xffffffffu;
@@ -60,6 +68,20 @@ class StateStore {
   }
   // Sets the reference of a root already claimed or bound (renumbering).
   void bind(uint32_t root, uint32_t ref) { slot(root).store(ref, std::memory_order_release); }
+
+  // Resuming a checkpoint (docs/engine.md §14): load() reads the tree as
+  // TreeStore::save wrote it into this store, which holds nothing yet
+  // (std::runtime_error on a bad count or length), and covers its roots;
+  // then bind_loaded() gives each state's root its reference: the visited
+  // set rebuilt from the roots alone (no state hashed, decoded or
+  // interned), false if the root has one already (two states with one
+  // encoding) or is not one the store can hold. No other thread inside.
+  template <class In>
+  void load(In& in) {
+    tree_.load(in);
+    cover();
+  }
+  bool bind_loaded(uint32_t root, uint32_t ref);
 
   // Growth (no other thread inside): after TreeStoreFull, and ahead of a
   // round that will add about this many nodes and leaves.

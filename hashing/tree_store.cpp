@@ -471,24 +471,15 @@ void TreeStore::load_index() {
   resize_nodes(std::max(node_table_.capacity(), IdTable::capacity_for(nodes())));
 }
 
-bool TreeStore::check_tree(uint32_t root, std::vector<uint64_t>& stack, std::unordered_set<uint64_t>& seen) const {
-  stack.assign(1, uint64_t{root_position()} << 32 | root);
-  while (!stack.empty()) {
-    const uint64_t at = stack.back();
-    stack.pop_back();
-    if (!seen.insert(at).second) continue;
-    const auto position = static_cast<uint32_t>(at >> 32), id = static_cast<uint32_t>(at);
-    if (position < parts_) {
-      if (id >= leaves() || leaf_offsets_.get_or_unset(id) == kUnset) return false;
-      continue;
-    }
-    const uint64_t pair = id < nodes() ? pairs_.get_or_unset(id) : kUnset;
-    if (pair == kUnset) return false;
-    const auto [l, r] = children(position);
-    stack.push_back(uint64_t{l} << 32 | (pair >> 32));
-    stack.push_back(uint64_t{r} << 32 | static_cast<uint32_t>(pair));
+bool TreeStore::checked_before(std::vector<uint32_t>& at, std::unordered_set<uint64_t>& more, uint32_t position,
+                               uint32_t id) {
+  uint32_t& first = at[id];
+  if (first == position + 1) return true;
+  if (first == 0) {
+    first = position + 1;
+    return false;
   }
-  return true;
+  return !more.insert(uint64_t{position} << 32 | id).second;
 }
 
 void TreeStore::drop_index() {

@@ -407,13 +407,13 @@ class TreeStore {
   // Room for `more_nodes` more nodes and `more_leaves` more leaves.
   void reserve(size_t more_nodes, size_t more_leaves = 0);
 
-  // Bulk save and load, for a checkpoint to write the store as it is (the
-  // checkpoint format still re-interns encodings, docs/engine.md §14): the leaves (their
-  // records) and the nodes (their pairs) as they are, in id order, with the
-  // ids lost to an allocation failure marked. A store loaded from them holds
-  // the same states under the same ids and hands out new ids after them;
-  // its hash-consing index is rebuilt from the ids (about 50 ns a node),
-  // not filled by interning every state again (about 2 µs a state). save()
+  // Bulk save and load, for a checkpoint to write the store as it is
+  // (docs/engine.md §14, format 4): the leaves (their records) and the
+  // nodes (their pairs) as they are, in id order, with the ids lost to an
+  // allocation failure marked. A store loaded from them holds the same
+  // states under the same ids and hands out new ids after them; its
+  // hash-consing index is rebuilt from the ids (about 50 ns a node), not
+  // filled by interning every state again (about 2 µs a state). save()
   // writes through out.varint(), out.bytes() and out.u64(); load() reads
   // the same through `in`, into a store of the same parts and positions
   // that holds nothing yet, and checks every count and length
@@ -426,12 +426,20 @@ class TreeStore {
   void load(In& in);
   // Whether the tree of every root root_of(0 .. n-1) reaches only ids the
   // store holds, each at a position where it is a node or a leaf (a node's
-  // pair was written, a leaf's record too); each (position, id) pair is
-  // visited once, so this costs about one hash-set lookup per subtree
-  // shared or not. After it held, tree_of() and materialize() of those
-  // roots read nothing outside the store.
+  // pair was written, a leaf's record too), and, with leaf_ok, whether
+  // leaf_ok(part, bytes) holds for every leaf at the position of its part
+  // (a checkpoint checks that the leaf decodes as that part). Each
+  // (position, id) pair is checked once, remembered in an array by id (a
+  // pair at a second position, rare, in a hash set), so this costs a few
+  // array reads per new subtree and scales with the nodes, not with n
+  // times the tree size. After it held, tree_of() and materialize() of
+  // those roots read nothing outside the store. No thread interning.
   template <class RootOf>
-  bool check_trees(size_t n, RootOf&& root_of) const;
+  bool check_trees(size_t n, RootOf&& root_of) const {
+    return check_trees(n, root_of, [](uint32_t, std::string_view) { return true; });
+  }
+  template <class RootOf, class LeafOk>
+  bool check_trees(size_t n, RootOf&& root_of, LeafOk&& leaf_ok) const;
 
   // Every root id the store can return before its next growth is below
   // this bound (node ids, or leaf ids with one part).
@@ -463,9 +471,22 @@ class TreeStore {
   void load_leaf(const std::string* bytes);
   void load_node(uint64_t pair);
   void load_index();
-  // check_trees() for one root, `seen` holding the (position, id) pairs
-  // already checked.
-  bool check_tree(uint32_t root, std::vector<uint64_t>& stack, std::unordered_set<uint64_t>& seen) const;
+  // check_trees()'s memory: per leaf and per node id the position (+ 1)
+  // it was found good at first (0: none yet), and the (position, id) pairs
+  // found good at another position.
+  struct Checked {
+    std::vector<uint32_t> leaf_at, node_at;
+    std::unordered_set<uint64_t> more;
+    std::vector<uint64_t> stack;
+  };
+  // Whether (position, id) was found good, marking it found if not (its
+  // subtree is then checked, or the whole check fails).
+  static bool checked_before(std::vector<uint32_t>& at, std::unordered_set<uint64_t>& more, uint32_t position,
+                             uint32_t id);
+  // Whether a leaf id / node id is one the store holds (its record or its
+  // pair written).
+  bool leaf_held(uint32_t id) const { return id < leaves() && leaf_offsets_.get_or_unset(id) != kUnset; }
+  uint64_t pair_held(uint32_t id) const { return id < nodes() ? pairs_.get_or_unset(id) : kUnset; }
 
   uint32_t parts_;
   std::vector<uint32_t> position_;                   // per part: its leaf position
@@ -520,12 +541,31 @@ void TreeStore::load(In& in) {
   load_index();
 }
 
-template <class RootOf>
-bool TreeStore::check_trees(size_t n, RootOf&& root_of) const {
-  std::unordered_set<uint64_t> seen;
-  std::vector<uint64_t> stack;
-  for (size_t i = 0; i < n; ++i)
-    if (!check_tree(root_of(i), stack, seen)) return false;
+template <class RootOf, class LeafOk>
+bool TreeStore::check_trees(size_t n, RootOf&& root_of, LeafOk&& leaf_ok) const {
+  Checked c;
+  c.leaf_at.assign(leaves(), 0);
+  c.node_at.assign(nodes(), 0);
+  for (size_t i = 0; i < n; ++i) {
+    c.stack.assign(1, uint64_t{root_position()} << 32 | root_of(i));
+    while (!c.stack.empty()) {
+      const uint64_t at = c.stack.back();
+      c.stack.pop_back();
+      const auto position = static_cast<uint32_t>(at >> 32), id = static_cast<uint32_t>(at);
+      if (position < parts_) {
+        if (!leaf_held(id)) return false;
+        if (checked_before(c.leaf_at, c.more, position, id)) continue;
+        if (!leaf_ok(part_at_[position], leaf(id))) return false;
+        continue;
+      }
+      const uint64_t pair = pair_held(id);
+      if (pair == kUnset) return false;
+      if (checked_before(c.node_at, c.more, position, id)) continue;
+      const auto [l, r] = children(position);
+      c.stack.push_back(uint64_t{l} << 32 | (pair >> 32));
+      c.stack.push_back(uint64_t{r} << 32 | static_cast<uint32_t>(pair));
+    }
+  }
   return true;
 }
 
