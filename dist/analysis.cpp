@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <tuple>
+#include <unordered_map>
 
+#include "dist/handles.hpp"
 #include "dist/mailbox.hpp"
 #include "dist/owcty.hpp"
 #include "dist/stem.hpp"
@@ -47,22 +50,25 @@ void broadcast(std::vector<StateId>& v, MPI_Comm comm) {
 }
 
 // H restricted to Z, on rank 0: Z's states renumbered by ascending global
-// id (`gids`), with their labels and their edges into Z.
+// id (`gids`), with their labels and their edges into Z (the shards' rows
+// name targets by handle: `by_handle` finds them).
 struct ZGraph {
   explicit ZGraph(const hashing::StateLayout& layout) : graph(layout) {}
   engine::StateGraph graph;
   std::vector<StateId> gids;
+  std::unordered_map<StateId, StateId> by_handle;  // handle -> index in Z
   StateId mini(StateId gid) const { return static_cast<StateId>(std::lower_bound(gids.begin(), gids.end(), gid) - gids.begin()); }
 };
 
-// This rank's states of Z: global id, labels, edges.
-void write_z(const Shard& shard, const engine::OwctyResult& z, std::vector<uint8_t>& out) {
+// This rank's states of Z: global id, handle, labels, edges.
+void write_z(const Shard& shard, const engine::OwctyResult& z, const Handles& handles, std::vector<uint8_t>& out) {
   const engine::StateGraph& g = shard.graph();
   Writer w(out);
   std::vector<uint64_t> labels(g.label_words());
   for (StateId s = 0; s < g.num_states(); ++s) {
     if (!(z.flags[s] & engine::kSurvives)) continue;
     w.varint(shard.gids()[s]);
+    w.varint(handles.of(s));
     g.labels(s, labels.data());
     for (uint64_t x : labels) w.u64(x);
     uint32_t n = 0;
@@ -77,10 +83,11 @@ void write_z(const Shard& shard, const engine::OwctyResult& z, std::vector<uint8
 
 // Every rank's states of Z, on rank 0 (collective).
 std::vector<uint8_t> gather_z(const Shard& shard, const engine::OwctyResult& z, MPI_Comm comm, int rank) {
-  std::vector<uint8_t> mine;
-  agree_on_stop(comm, stop_of([&] { write_z(shard, z, mine); }));
   int ranks = 1;
   MPI_Comm_size(comm, &ranks);
+  const Handles handles{static_cast<uint32_t>(ranks), static_cast<uint32_t>(rank)};
+  std::vector<uint8_t> mine;
+  agree_on_stop(comm, stop_of([&] { write_z(shard, z, handles, mine); }));
   std::vector<uint64_t> sizes(static_cast<size_t>(ranks));
   const uint64_t size = mine.size();
   MPI_Allgather(&size, 1, MPI_UINT64_T, sizes.data(), 1, MPI_UINT64_T, comm);
@@ -99,7 +106,7 @@ std::vector<uint8_t> gather_z(const Shard& shard, const engine::OwctyResult& z, 
 // H restricted to Z from the gathered bytes (rank 0).
 void build_z(const std::vector<uint8_t>& all, uint32_t words, ZGraph& out) {
   struct Entry {
-    StateId gid;
+    StateId gid, handle;
     std::vector<uint64_t> labels;
     std::vector<Edge> edges;
   };
@@ -108,6 +115,7 @@ void build_z(const std::vector<uint8_t>& all, uint32_t words, ZGraph& out) {
   while (!in.done()) {
     Entry e;
     e.gid = in.varint();
+    e.handle = in.varint();
     e.labels.resize(words);
     for (auto& x : e.labels) x = in.u64();
     const uint64_t n = in.varint();
@@ -120,18 +128,24 @@ void build_z(const std::vector<uint8_t>& all, uint32_t words, ZGraph& out) {
     entries.push_back(std::move(e));
   }
   std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.gid < b.gid; });
-  for (const Entry& e : entries) out.gids.push_back(e.gid);
+  for (const Entry& e : entries) {
+    out.by_handle.emplace(e.handle, static_cast<StateId>(out.gids.size()));
+    out.gids.push_back(e.gid);
+  }
   const StateId first = out.graph.add_states(entries.size());
   std::vector<uint32_t> counts_in_z, bytes;
   std::vector<std::vector<Edge>> rows(entries.size());
   for (size_t i = 0; i < entries.size(); ++i) {
     out.graph.fill_state(first + static_cast<StateId>(i), 0, entries[i].labels.data());
     for (const Edge& e : entries[i].edges)
-      if (std::binary_search(out.gids.begin(), out.gids.end(), e.target)) {
+      if (auto it = out.by_handle.find(e.target); it != out.by_handle.end()) {
         Edge m = e;
-        m.target = out.mini(e.target);
+        m.target = it->second;
         rows[i].push_back(m);
       }
+    std::sort(rows[i].begin(), rows[i].end(), [](const Edge& x, const Edge& y) {
+      return std::tie(x.target, x.label) < std::tie(y.target, y.label);  // (by handle before)
+    });
     counts_in_z.push_back(static_cast<uint32_t>(rows[i].size()));
     bytes.push_back(out.graph.edge_bytes(static_cast<StateId>(i), rows[i]));
   }
@@ -141,16 +155,16 @@ void build_z(const std::vector<uint8_t>& all, uint32_t words, ZGraph& out) {
 
 class Analysis {
  public:
-  Analysis(const Shard& shard, const Directory& dir, const hashing::StateLayout& layout, engine::Fairness f,
-           engine::Cancellation& cancel, MPI_Comm comm)
-      : shard_(shard), dir_(dir), layout_(layout), f_(f), cancel_(cancel), comm_(comm) {
+  Analysis(const Shard& shard, const hashing::StateLayout& layout, engine::Fairness f, engine::Cancellation& cancel,
+           MPI_Comm comm)
+      : shard_(shard), layout_(layout), f_(f), cancel_(cancel), comm_(comm) {
     MPI_Comm_rank(comm, &rank_);
   }
 
   // True (on every rank) when H has a fair SCC; its lasso goes to `lasso` on rank 0.
   bool find_fair_scc(const engine::Subgraph& h, engine::AnalysisStats& stats, std::optional<engine::Lasso>& lasso) {
     ++stats.subgraphs;
-    engine::OwctyResult z = owcty(shard_.graph(), dir_, h, f_, cancel_, comm_);
+    engine::OwctyResult z = owcty(shard_, h, f_, cancel_, comm_);
     stats.rounds += z.rounds;
     stats.passes += z.passes;
     stats.survivors += z.survivors;
@@ -176,7 +190,7 @@ class Analysis {
     broadcast(members, comm_);
 
     // The stem over the ranks, then (rank 0) the cycle inside the SCC.
-    engine::Path stem = stem_path(shard_, dir_, engine::stem_states_of(h), members, cancel_, comm_);
+    engine::Path stem = stem_path(shard_, engine::stem_states_of(h), members, cancel_, comm_);
     if (rank_ != 0) return true;
     std::vector<char> in_scc(zg.graph.num_states(), 0);
     engine::Path cycle = engine::build_cycle(zg.graph, inside, scc->members, scc->targets, zg.mini(stem.states.back()),
@@ -204,7 +218,6 @@ class Analysis {
 
  private:
   const Shard& shard_;
-  const Directory& dir_;
   const hashing::StateLayout& layout_;
   engine::Fairness f_;
   engine::Cancellation& cancel_;
@@ -214,10 +227,9 @@ class Analysis {
 
 }  // namespace
 
-engine::Verdict analyze(const Shard& shard, const Directory& dir, const hashing::StateLayout& layout,
-                        engine::Property p, engine::Fairness f, bool complete, engine::Cancellation& cancel,
-                        MPI_Comm comm) {
-  Analysis a(shard, dir, layout, f, cancel, comm);
+engine::Verdict analyze(const Shard& shard, const hashing::StateLayout& layout, engine::Property p,
+                        engine::Fairness f, bool complete, engine::Cancellation& cancel, MPI_Comm comm) {
+  Analysis a(shard, layout, f, cancel, comm);
   auto ever_faulty = [&] { return a.ever_faulty_nodes(); };
   auto find = [&](const engine::Subgraph& h, engine::AnalysisStats& stats, std::optional<engine::Lasso>& lasso) {
     return a.find_fair_scc(h, stats, lasso);
@@ -225,12 +237,12 @@ engine::Verdict analyze(const Shard& shard, const Directory& dir, const hashing:
   return engine::decide(shard.graph(), p, complete, cancel, ever_faulty, find);
 }
 
-std::vector<StateId> bfs_tree_path(const Shard& shard, const Directory& dir, StateId target, StateId target_parent,
+std::vector<StateId> bfs_tree_path(const Shard& shard, StateId target, StateId target_parent,
                                    engine::Cancellation& cancel, MPI_Comm comm) {
   // The BFS tree's parent of a state is the least source with an edge to
   // it, which lies in the level before it: the stem rule's parent.
   const StateId goal = target_parent != engine::kNoState ? target_parent : target;
-  engine::Path p = stem_path(shard, dir, nullptr, {goal}, cancel, comm);
+  engine::Path p = stem_path(shard, nullptr, {goal}, cancel, comm);
   if (goal != target) p.states.push_back(target);
   return p.states;
 }

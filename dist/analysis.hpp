@@ -17,7 +17,6 @@
 
 #include <vector>
 
-#include "dist/directory.hpp"
 #include "dist/shard.hpp"
 #include "engine/analysis.hpp"
 #include "hashing/state.hpp"
@@ -29,14 +28,13 @@ namespace ddsmc::dist {
 // any rank stops before the last collective step; rank 0 alone may throw
 // after it (building the cycle), the others then return the verdict
 // without a lasso.
-engine::Verdict analyze(const Shard& shard, const Directory& dir, const hashing::StateLayout& layout,
-                        engine::Property p, engine::Fairness f, bool complete, engine::Cancellation& cancel,
-                        MPI_Comm comm);
+engine::Verdict analyze(const Shard& shard, const hashing::StateLayout& layout, engine::Property p,
+                        engine::Fairness f, bool complete, engine::Cancellation& cancel, MPI_Comm comm);
 
 // Collective over comm: engine::bfs_tree_path over the ranks (the path
 // from state 0 to `target` along the BFS tree; `target_parent` as there),
 // on every rank.
-std::vector<engine::StateId> bfs_tree_path(const Shard& shard, const Directory& dir, engine::StateId target,
-                                           engine::StateId target_parent, engine::Cancellation& cancel, MPI_Comm comm);
+std::vector<engine::StateId> bfs_tree_path(const Shard& shard, engine::StateId target, engine::StateId target_parent,
+                                           engine::Cancellation& cancel, MPI_Comm comm);
 
 }  // namespace ddsmc::dist

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "dist/explore.hpp"
+#include "dist/handles.hpp"
 #include "dist/link.hpp"
 #include "dist/shard.hpp"
 #include "dist/offers.hpp"
@@ -78,7 +79,7 @@ struct Reply {
   uint32_t rank, source_local;
   StateId source_gid;
   uint32_t ordinal;
-  StateId ref;  // the target's global id, or kProvisionalTarget | its index among the new states
+  StateId ref;  // the target's handle (dist/handles.hpp), or kProvisionalTarget | its index among the new states
 };
 
 // A worker: the kernel's (expander, edges) and the offers it writes and
@@ -304,6 +305,8 @@ class DistBfs {
   Link link_;
   int ranks_, me_;
   Partition partition_{uint32_t(ranks_), uint32_t(me_)};
+  Handles handles_{uint32_t(ranks_), uint32_t(me_)};
+  std::vector<uint32_t> new_locals_;  // per new state of the slice: its local id once committed here
   engine::StateGraph local_;     // the states this rank owns, by local id (in global id order)
   std::vector<StateId> gids_;    // local id -> global id
   std::optional<dist::Resumed> resumed_;

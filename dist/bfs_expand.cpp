@@ -17,7 +17,7 @@ template <class Labels>
 bool DistBfs::claim(uint32_t root, bool violating, Labels&& labels, Reply step, Worker& w) {
   const engine::StateStore::Claim claim =
       slice_->claim(root, violating, engine::discovery_key(step.source_gid - first_, step.ordinal), labels);
-  step.ref = (claim.ref & kProvisional) ? engine::provisional_target(claim.ref) : gids_[claim.ref];
+  step.ref = (claim.ref & kProvisional) ? engine::provisional_target(claim.ref) : handles_.of(claim.ref);
   w.replies.push_back(step);
   return claim.inserted;
 }

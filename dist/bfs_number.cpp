@@ -94,7 +94,11 @@ engine::Numbered DistBfs::number(StateId end, bool stop_at_violation) {
 }
 
 StateId DistBfs::committed(const engine::Numbered& n, StateId end) {
-  for (uint32_t i : n.kept) gids_.push_back(slice_->ids()[i]);
+  new_locals_.assign(slice_->new_states(), engine::kNoLocal);
+  for (uint32_t i : n.kept) {
+    new_locals_[i] = static_cast<uint32_t>(gids_.size());
+    gids_.push_back(slice_->ids()[i]);
+  }
   states_ += static_cast<StateId>(n.cut.keep);
   const StateId last = n.cut.halted != kNoState ? n.cut.halted : end;
   {
@@ -110,8 +114,12 @@ void DistBfs::tell_targets(StateId last) {
   for (auto& w : workers_)
     for (const Reply& r : w->replies) {
       if (r.source_gid >= last) continue;
-      const StateId target = (r.ref & kProvisionalTarget) ? slice_->ids()[r.ref & ~kProvisionalTarget] : r.ref;
-      if (target >= states_) throw std::logic_error("dist: a kept step leads to a dropped state");
+      StateId target = r.ref;  // its handle
+      if (r.ref & kProvisionalTarget) {
+        const size_t index = r.ref & ~kProvisionalTarget;
+        if (new_locals_[index] == engine::kNoLocal) throw std::logic_error("dist: a kept step leads to a dropped state");
+        target = handles_.of(new_locals_[index]);
+      }
       if (int(r.rank) == me_) {
         slice_->set_target(r.source_local, r.ordinal, target);
         continue;

@@ -19,7 +19,6 @@
 #include <cstdint>
 #include <vector>
 
-#include "dist/directory.hpp"
 #include "engine/edge_store.hpp"
 #include "engine/cancel.hpp"
 

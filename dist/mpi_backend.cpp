@@ -26,9 +26,6 @@ const engine::ExploreResult& MpiBackend::explore(const engine::System& system, c
 void MpiBackend::end_exploration(uint64_t peak_rss) {
   figures_.rank_peak_rss = ranks_.all(peak_rss);
   shard_->end_exploration();
-  const engine::StopReason r = stop_of(
-      [&] { dir_ = std::make_unique<Directory>(shard_->gids(), engine::StateId(res_->num_states()), ranks_.comm()); });
-  if (ranks_.worst(static_cast<int>(r)) != 0) dir_.reset();
 }
 
 int MpiBackend::lead(const std::function<int()>& lead) {
@@ -39,12 +36,12 @@ int MpiBackend::lead(const std::function<int()>& lead) {
 
 engine::Verdict MpiBackend::analyze(engine::Property p, bool complete) {
   if (ranks_.root()) ranks_.command({kAnalyze, static_cast<uint64_t>(p), complete});
-  return dist::analyze(*shard_, directory(), *layout_, p, fairness_, complete, cancel_, ranks_.comm());
+  return dist::analyze(*shard_, *layout_, p, fairness_, complete, cancel_, ranks_.comm());
 }
 
 std::vector<engine::StateId> MpiBackend::bound_path(engine::StateId target, engine::StateId target_parent) {
   if (ranks_.root()) ranks_.command({kBoundPath, target, target_parent});
-  return dist::bfs_tree_path(*shard_, directory(), target, target_parent, cancel_, ranks_.comm());
+  return dist::bfs_tree_path(*shard_, target, target_parent, cancel_, ranks_.comm());
 }
 
 engine::StateBytes MpiBackend::encodings(const std::vector<engine::StateId>& ids) {
@@ -60,11 +57,6 @@ void MpiBackend::serve_one(const std::vector<uint64_t>& a) {
   if (a.size() == 3 && a[0] == kAnalyze) analyze(static_cast<engine::Property>(a[1]), a[2] != 0);
   if (a.size() == 3 && a[0] == kBoundPath) bound_path(a[1], a[2]);
   if (a.size() == 1 && a[0] == kCheckpoint) checkpoint_analysis({});
-}
-
-const Directory& MpiBackend::directory() const {
-  if (!dir_) throw engine::Cancelled(engine::StopReason::OutOfMemory);
-  return *dir_;
 }
 
 }  // namespace ddsmc::dist

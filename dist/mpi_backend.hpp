@@ -11,7 +11,6 @@
 #include <optional>
 #include <vector>
 
-#include "dist/directory.hpp"
 #include "dist/ranks.hpp"
 #include "dist/shard.hpp"
 #include "engine/backend.hpp"
@@ -28,8 +27,6 @@ class MpiBackend final : public engine::Backend {
                                        std::optional<engine::Restored> restored) override;
   const engine::StateGraph& graph() const override { return shard_->graph(); }
   const std::vector<engine::StateId>* gids() const override { return &shard_->gids(); }
-  // Also where each state lives (the Directory: on every rank, or on none
-  // when a rank ran out of memory building it).
   void end_exploration(uint64_t peak_rss) override;
   int lead(const std::function<int()>& lead) override;
 
@@ -44,8 +41,6 @@ class MpiBackend final : public engine::Backend {
   enum : uint64_t { kAnalyze = 1, kBoundPath = 2, kCheckpoint = 3 };
   // The other ranks: runs the step rank 0 commanded.
   void serve_one(const std::vector<uint64_t>& a);
-  // (no directory: building it ran out of memory on some rank, and every rank knows)
-  const Directory& directory() const;
 
   Ranks& ranks_;
   engine::Fairness fairness_;
@@ -54,7 +49,6 @@ class MpiBackend final : public engine::Backend {
   const hashing::StateLayout* layout_ = nullptr;
   std::optional<engine::ExploreResult> res_;
   std::unique_ptr<Shard> shard_;
-  std::unique_ptr<Directory> dir_;
   engine::RankFigures figures_;
 };
 

@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "dist/handles.hpp"
 #include "dist/mailbox.hpp"
 
 namespace ddsmc::dist {
@@ -15,13 +16,16 @@ using engine::kPending;
 using engine::StateId;
 
 // How the fixpoint's passes go over the ranks: route(t) applies apply(t)
-// at once when this rank owns t, and otherwise queues a message (t's global
-// id) for its owner, which applies it when it arrives. Every count it
+// at once when this rank owns t, and otherwise queues a message (t's
+// handle) for its owner, which applies it when it arrives. Every count it
 // returns is a total over the ranks (collective).
 class MailboxWalk {
  public:
-  MailboxWalk(const engine::StateGraph& g, const Directory& dir, engine::Cancellation& cancel, MPI_Comm comm)
-      : dir_(dir), cancel_(cancel), comm_(comm), box_(comm, 1), n_(g.num_states()), cells_(n_) {}
+  // `initial`: the initial state's local id, kNoState on the ranks that do not own it.
+  MailboxWalk(const engine::StateGraph& g, StateId initial, engine::Cancellation& cancel, MPI_Comm comm)
+      : initial_(initial), cancel_(cancel), comm_(comm), box_(comm, 1), n_(g.num_states()), cells_(n_) {
+    handles_ = {static_cast<uint32_t>(box_.ranks()), static_cast<uint32_t>(box_.me())};
+  }
 
   engine::OwctyCells<false>& cells() { return cells_; }
   uint32_t supersteps() const { return static_cast<uint32_t>(box_.supersteps()); }
@@ -39,7 +43,7 @@ class MailboxWalk {
   uint64_t propagate_from_initial(Admit&& admit, Process&& process, Apply&& apply) {
     return propagate(
         [&](StateId s, auto& push, auto&) {
-          if (dir_.mine(0) && s == dir_.local(0) && admit(s)) push(s);
+          if (s == initial_ && admit(s)) push(s);
         },
         process, apply);
   }
@@ -66,12 +70,12 @@ class MailboxWalk {
       ++joined;
       if (!sweeping || s < cursor) list.push_back(s);
     };
-    auto route = [&](StateId gid) {
-      if (dir_.mine(gid)) {
-        const StateId t = dir_.local(gid);
+    auto route = [&](StateId h) {
+      if (handles_.mine(h)) {
+        const StateId t = handles_.local(h);
         if (apply(t)) push(t);
       } else {
-        box_.send(dir_.owner(gid), &gid);
+        box_.send(handles_.owner(h), &h);
       }
     };
     auto work_on = [&](StateId v) {
@@ -104,8 +108,8 @@ class MailboxWalk {
         }
       });
       if (!box_.exchange(sweeping || !list.empty(), stop)) break;
-      for (StateId gid : box_.received()) {
-        const StateId t = dir_.local(gid);
+      for (StateId h : box_.received()) {
+        const StateId t = handles_.local(h);
         if (apply(t)) push(t);
       }
     }
@@ -114,7 +118,8 @@ class MailboxWalk {
   }
 
  private:
-  const Directory& dir_;
+  const StateId initial_;
+  Handles handles_;
   engine::Cancellation& cancel_;
   MPI_Comm comm_;
   Mailbox box_;
@@ -125,11 +130,12 @@ class MailboxWalk {
 
 }  // namespace
 
-engine::OwctyResult owcty(const engine::StateGraph& shard, const Directory& dir, const engine::Subgraph& h,
-                          engine::Fairness f, engine::Cancellation& cancel, MPI_Comm comm) {
+engine::OwctyResult owcty(const Shard& shard, const engine::Subgraph& h, engine::Fairness f,
+                          engine::Cancellation& cancel, MPI_Comm comm) {
   std::unique_ptr<MailboxWalk> walk;
-  agree_on_stop(comm, stop_of([&] { walk = std::make_unique<MailboxWalk>(shard, dir, cancel, comm); }));
-  const engine::OwctyCounts c = engine::OwctyFixpoint<MailboxWalk>(shard, h, f, *walk).run();
+  const StateId initial = shard.local(0).value_or(engine::kNoState);
+  agree_on_stop(comm, stop_of([&] { walk = std::make_unique<MailboxWalk>(shard.graph(), initial, cancel, comm); }));
+  const engine::OwctyCounts c = engine::OwctyFixpoint<MailboxWalk>(shard.graph(), h, f, *walk).run();
   engine::OwctyResult r;
   r.survivors = c.survivors;
   r.initial = c.initial;

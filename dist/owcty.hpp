@@ -11,16 +11,16 @@
 
 #include <mpi.h>
 
-#include "dist/directory.hpp"
+#include "dist/shard.hpp"
 #include "engine/owcty.hpp"
 
 namespace ddsmc::dist {
 
 // Collective over comm. `shard`: this rank's states by local id (edges to
-// global ids); h.keep_state takes local ids. The result's flags are per
-// local state, its counts over all ranks, its passes the supersteps.
-// Throws Cancelled on every rank when any rank stops.
-engine::OwctyResult owcty(const engine::StateGraph& shard, const Directory& dir, const engine::Subgraph& h,
-                          engine::Fairness f, engine::Cancellation& cancel, MPI_Comm comm);
+// handles, dist/handles.hpp); h.keep_state takes local ids. The result's
+// flags are per local state, its counts over all ranks, its passes the
+// supersteps. Throws Cancelled on every rank when any rank stops.
+engine::OwctyResult owcty(const Shard& shard, const engine::Subgraph& h, engine::Fairness f,
+                          engine::Cancellation& cancel, MPI_Comm comm);
 
 }  // namespace ddsmc::dist

@@ -1,7 +1,7 @@
 // One rank's part of the graph of a distributed exploration
 // (dist/explore.hpp): the states it owns by local id, which ascends with
 // the global id, their encodings (in the shard's own store), labels and
-// edges, whose targets are global ids; and the exploration's figures over
+// edges, whose targets are handles (dist/handles.hpp); and the exploration's figures over
 // the ranks (the report's; engine/backend.hpp).
 #pragma once
 

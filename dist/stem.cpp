@@ -1,8 +1,10 @@
 #include "dist/stem.hpp"
 
 #include <algorithm>
+#include <array>
 #include <stdexcept>
 
+#include "dist/handles.hpp"
 #include "dist/mailbox.hpp"
 #include "dist/mpi_types.hpp"
 
@@ -21,9 +23,16 @@ StateId min_over_ranks(StateId x, MPI_Comm comm) {
 
 }  // namespace
 
-engine::Path stem_path(const Shard& shard, const Directory& dir, engine::StemStates keep,
-                       const std::vector<StateId>& goals, engine::Cancellation& cancel, MPI_Comm comm) {
+engine::Path stem_path(const Shard& shard, engine::StemStates keep, const std::vector<StateId>& goals,
+                       engine::Cancellation& cancel, MPI_Comm comm) {
   const engine::StateGraph& g = shard.graph();
+  Handles handles;
+  {
+    int ranks = 1, me = 0;
+    MPI_Comm_size(comm, &ranks);
+    MPI_Comm_rank(comm, &me);
+    handles = {static_cast<uint32_t>(ranks), static_cast<uint32_t>(me)};
+  }
   const std::vector<StateId>& gids = shard.gids();
   auto is_goal = [&](StateId gid) { return std::binary_search(goals.begin(), goals.end(), gid); };
   engine::Path path;
@@ -39,9 +48,9 @@ engine::Path stem_path(const Shard& shard, const Directory& dir, engine::StemSta
     fresh.assign(g.num_states(), 0);
   }));
   std::vector<StateId> level, next;
-  if (dir.mine(0)) {
-    parent[dir.local(0)] = 0;
-    level.push_back(dir.local(0));
+  if (const auto initial = shard.local(0)) {
+    parent[*initial] = 0;
+    level.push_back(*initial);
   }
   auto offer = [&](StateId t, StateId from) {
     if (keep && !(*keep)(t)) return;
@@ -65,18 +74,18 @@ engine::Path stem_path(const Shard& shard, const Directory& dir, engine::StemSta
           cancel.poll();
           const StateId from = gids[level[i]];
           for (const Edge& e : g.edges(level[i])) {
-            if (dir.mine(e.target)) {
-              offer(dir.local(e.target), from);
+            if (handles.mine(e.target)) {
+              offer(handles.local(e.target), from);
             } else {
               const Mailbox::Word msg[2] = {e.target, from};
-              box.send(dir.owner(e.target), msg);
+              box.send(handles.owner(e.target), msg);
             }
           }
         }
       });
       if (!box.exchange(i < level.size(), stop)) break;
       const auto& in = box.received();
-      for (size_t k = 0; k + 1 < in.size(); k += 2) offer(dir.local(in[k]), in[k + 1]);
+      for (size_t k = 0; k + 1 < in.size(); k += 2) offer(handles.local(in[k]), in[k + 1]);
     }
     StateId goal = kNoState;
     for (StateId t : next) {
@@ -90,17 +99,22 @@ engine::Path stem_path(const Shard& shard, const Directory& dir, engine::StemSta
     if (counts[0] == 0) throw std::logic_error("dist: no stem to a fair SCC");
     level.swap(next);
   }
-  // Back from the goal: each state's owner gives its parent, then the
-  // parent's owner the first edge (in its row) into the child.
+  // Back from the goal: each state's owner gives its parent and its own
+  // handle, then the parent's owner the first edge (in its row) into the
+  // child.
   std::vector<StateId> back{found};
   std::vector<Edge> edges;
   for (StateId s = found; s != 0;) {
-    const StateId p = min_over_ranks(dir.mine(s) ? parent[dir.local(s)] : kNoState, comm);
+    const auto ls = shard.local(s);
+    std::array<StateId, 2> ph{kNoState, kNoState};  // s's parent, s's handle
+    if (ls) ph = {parent[*ls], handles.of(*ls)};
+    MPI_Allreduce(MPI_IN_PLACE, ph.data(), 2, mpi_type<StateId>(), MPI_MIN, comm);
+    const StateId p = ph[0];
     if (p == kNoState) throw std::logic_error("dist: a stem state without a parent");
     uint32_t label = 0xffffffffu;
-    if (dir.mine(p))
-      for (const Edge& e : g.edges(dir.local(p)))
-        if (e.target == s) {
+    if (const auto lp = shard.local(p))
+      for (const Edge& e : g.edges(*lp))
+        if (e.target == ph[1]) {
           label = e.label;
           break;
         }

@@ -10,7 +10,6 @@
 
 #include <vector>
 
-#include "dist/directory.hpp"
 #include "dist/shard.hpp"
 #include "engine/subgraph.hpp"
 
@@ -21,7 +20,7 @@ namespace ddsmc::dist {
 // (global ids, edges to global ids) on every rank; std::logic_error on
 // every rank when no goal is reachable. Throws Cancelled on every rank
 // when any rank stops.
-engine::Path stem_path(const Shard& shard, const Directory& dir, engine::StemStates keep,
-                       const std::vector<engine::StateId>& goals, engine::Cancellation& cancel, MPI_Comm comm);
+engine::Path stem_path(const Shard& shard, engine::StemStates keep, const std::vector<engine::StateId>& goals,
+                       engine::Cancellation& cancel, MPI_Comm comm);
 
 }  // namespace ddsmc::dist

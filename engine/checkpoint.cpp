@@ -258,7 +258,8 @@ void read_checkpoint_part(const std::string& dir, uint32_t rank, const Checkpoin
     throw CheckpointError(path + " belongs to another checkpoint");
   if (part.states > meta.states || part.expanded > part.states || part.transitions > meta.transitions)
     throw CheckpointError("the checkpoint is corrupted (inconsistent counts in " + path + ")");
-  const checkpoint_body::Counts counts{part.states, part.expanded, part.transitions, meta.states, meta.ranks == 1};
+  const checkpoint_body::Counts counts{part.states, part.expanded, part.transitions, meta.states, meta.ranks == 1,
+                                       meta.ranks};
   checkpoint_body::read(in, counts, system, g, gids);
   in.finish();
 }

@@ -144,7 +144,7 @@ void read_row(CheckedIn& in, const Counts& c, const StateGraph& g, std::vector<E
   for (uint64_t k = 0; k < n; ++k) {
     const uint64_t delta = in.varint(), label = in.varint();
     const uint64_t target = previous + delta;
-    if (delta >= c.all_states || target >= c.all_states || label > 0xffffffffu) corrupted("an edge to no state");
+    if (target < delta || target / c.ranks >= c.all_states || label > 0xffffffffu) corrupted("an edge to no state");
     previous = target;
     Edge e;
     e.target = static_cast<StateId>(target);

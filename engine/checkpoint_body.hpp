@@ -35,6 +35,7 @@ struct Counts {
   uint64_t states = 0, expanded = 0, transitions = 0;  // this part's
   uint64_t all_states = 0;                             // every part's (global ids below it)
   bool identity_ids = false;                           // one part: global ids are 0, 1, ...
+  uint64_t ranks = 1;  // rows name targets by handle (dist/handles.hpp): below all_states × ranks
 };
 
 // Writes the body of the part of `g` (global ids `gids`, or the local ids).

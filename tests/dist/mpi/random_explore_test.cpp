@@ -14,10 +14,10 @@
 #include <memory>
 
 #include "dist/analysis.hpp"
-#include "dist/directory.hpp"
 #include "dist/explore.hpp"
 #include "engine/bfs_tree.hpp"
 #include "engine/d2c/system.hpp"
+#include "tests/dist/mpi/shard_compare.hpp"
 #include "tests/engine/graph_compare.hpp"
 #include "tests/engine/random_checks.hpp"
 
@@ -67,21 +67,15 @@ TEST(DistExplore, RandomProgramsGiveTheOneProcessGraph) {
     EXPECT_EQ(owned, one.graph.num_states()) << what;
     EXPECT_EQ(many.num_states(), one.graph.num_states()) << what;
     EXPECT_EQ(many.num_transitions(), one.graph.num_edges()) << what;
-    for (size_t l = 0; l < shard->gids().size(); ++l) {
-      const std::string d =
-          test::state_difference(one.graph, shard->gids()[l], shard->graph(), static_cast<engine::StateId>(l));
-      if (!d.empty()) {
-        ADD_FAILURE() << d << " (rank " << rank_of(comm) << "); " << what;
-        break;
-      }
-    }
+    // (collective: every rank calls it)
+    if (const std::string d = test::shard_difference(one.graph, *shard, comm); !d.empty())
+      ADD_FAILURE() << d << " (rank " << rank_of(comm) << "); " << what;
 
     // The analysis over the shards.
     shard->end_exploration();
-    dist::Directory dir(shard->gids(), static_cast<engine::StateId>(many.num_states()), comm);
     if (one.violation) {
       const auto a = engine::bfs_tree_path(one.graph, one.violating_state, one.violating_parent);
-      const auto b = dist::bfs_tree_path(*shard, dir, one.violating_state, one.violating_parent,
+      const auto b = dist::bfs_tree_path(*shard, one.violating_state, one.violating_parent,
                                          engine::Cancellation::none(), comm);
       EXPECT_EQ(a, b) << "the bound's path; " << what;
       continue;  // (nothing is analysed past a bound)
@@ -89,7 +83,7 @@ TEST(DistExplore, RandomProgramsGiveTheOneProcessGraph) {
     for (auto f : {engine::Fairness::Channel, engine::Fairness::None})
       for (auto p : engine::kAllProperties) {
         const engine::Verdict a = engine::analyze(one.graph, p, f, one.complete);
-        const engine::Verdict b = dist::analyze(*shard, dir, cm.layout, p, f, many.complete,
+        const engine::Verdict b = dist::analyze(*shard, cm.layout, p, f, many.complete,
                                                 engine::Cancellation::none(), comm);
         const std::string which = std::string(engine::property_name(p)) +
                                   (f == engine::Fairness::None ? " (no fairness); " : "; ");
