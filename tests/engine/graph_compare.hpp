@@ -14,6 +14,17 @@ namespace ddsmc::test {
 // "" when state `x` of `a` and state `y` of `b` are the same (bytes,
 // expanded or not, edges, labels), else the difference in words. The ids
 // may differ: a shard's local id against the global one.
+// "" when state x of a and state y of b have the same labels.
+inline std::string label_difference(const engine::StateGraph& a, engine::StateId x, const engine::StateGraph& b,
+                                    engine::StateId y) {
+  const std::string at = "state " + std::to_string(x) + ": ";
+  for (uint32_t n = 0; n < a.num_nodes(); ++n)
+    if (a.faulty(x, n) != b.faulty(y, n)) return at + "different fault label";
+  for (uint32_t c = 0; c < a.num_arcs(); ++c)
+    if (a.channel_empty(x, c) != b.channel_empty(y, c)) return at + "different channel label";
+  return "";
+}
+
 inline std::string state_difference(const engine::StateGraph& a, engine::StateId x, const engine::StateGraph& b,
                                     engine::StateId y) {
   const std::string at = "state " + std::to_string(x) + ": ";
@@ -22,11 +33,7 @@ inline std::string state_difference(const engine::StateGraph& a, engine::StateId
   if (a.expanded(x) != b.expanded(y)) return at + "expanded in one graph only";
   auto ea = a.edges(x), eb = b.edges(y);
   if (!std::equal(ea.begin(), ea.end(), eb.begin(), eb.end())) return at + "different edges";
-  for (uint32_t n = 0; n < a.num_nodes(); ++n)
-    if (a.faulty(x, n) != b.faulty(y, n)) return at + "different fault label";
-  for (uint32_t c = 0; c < a.num_arcs(); ++c)
-    if (a.channel_empty(x, c) != b.channel_empty(y, c)) return at + "different channel label";
-  return "";
+  return label_difference(a, x, b, y);
 }
 
 // "" when identical, else the first difference in words.

@@ -57,10 +57,7 @@ inline std::string shard_difference(const engine::StateGraph& one, const dist::S
               [](const engine::Edge& a, const engine::Edge& b) { return std::tie(a.target, a.label) < std::tie(b.target, b.label); });
     auto e1 = one.edges(x);
     if (!std::equal(e1.begin(), e1.end(), row.begin(), row.end())) return at + "different edges";
-    for (uint32_t n = 0; n < one.num_nodes(); ++n)
-      if (one.faulty(x, n) != g.faulty(l, n)) return at + "different fault label";
-    for (uint32_t c = 0; c < one.num_arcs(); ++c)
-      if (one.channel_empty(x, c) != g.channel_empty(l, c)) return at + "different channel label";
+    if (std::string d = label_difference(one, x, g, l); !d.empty()) return d;
   }
   return "";
 }
