@@ -139,15 +139,17 @@ inline int guarded(F&& f) {
 class DistBfs {
  public:
   // `restored`: this rank's part of a checkpoint to go on from (with
-  // `resumed`, the figures over every rank), or nullptr.
+  // `resumed`, the figures over every rank), or nullptr. `base`: the
+  // initial state's global id (dist/id_base.hpp; checked).
   DistBfs(const engine::System& system, const engine::ExploreOptions& opts, MPI_Comm comm, engine::ExploreResult& res,
-          std::unique_ptr<Shard> restored, const dist::Resumed* resumed)
-      : system_(system), opts_(opts), res_(res), link_(comm), ranks_(link_.size()), me_(link_.rank()),
+          std::unique_ptr<Shard> restored, const dist::Resumed* resumed, StateId base)
+      : system_(system), opts_(opts), res_(res), base_(base), link_(comm), ranks_(link_.size()), me_(link_.rank()),
         local_(restored ? std::move(restored->graph()) : engine::StateGraph(system.layout(), opts.initial_table)),
         gids_(restored ? std::move(restored->gids()) : std::vector<StateId>{}),
         resumed_(resumed ? std::optional<dist::Resumed>(*resumed) : std::nullopt),
         threads_(opts.threads ? opts.threads : engine::hardware_threads()),
         pool_(threads_), arena_(static_cast<int>(threads_)) {
+    for (StateId& gid : gids_) gid += base_;  // (a checkpoint's ids are ordinary)
     const engine::Cancellation& cancel = opts.cancel ? *opts.cancel : engine::Cancellation::none();
     for (size_t w = 0; w < threads_; ++w)
       workers_.push_back(std::make_unique<Worker>(system, opts.on_bound, local_.store().tree(), cancel, ranks_,
@@ -162,7 +164,7 @@ class DistBfs {
 
   // The shard, with the figures over the ranks that finish() filled.
   std::unique_ptr<Shard> take_shard() {
-    auto shard = std::make_unique<Shard>(std::move(local_), std::move(gids_));
+    auto shard = std::make_unique<Shard>(std::move(local_), std::move(gids_), base_);
     shard->figures() = std::move(figures_);
     return shard;
   }
@@ -301,6 +303,7 @@ class DistBfs {
   const engine::System& system_;
   const engine::ExploreOptions& opts_;
   engine::ExploreResult& res_;
+  const StateId base_;           // the initial state's global id (0 but in tests)
   engine::RankFigures figures_;  // finish() fills them; the shard carries them on
   Link link_;
   int ranks_, me_;
@@ -314,7 +317,7 @@ class DistBfs {
   engine::WorkerPool pool_;
   tbb::task_arena arena_;
   std::vector<std::unique_ptr<Worker>> workers_;
-  StateId states_ = 0;           // committed, over all ranks
+  StateId states_ = 0;           // base_ + the states committed over all ranks (the next global id)
   uint64_t transitions_ = 0;     // over all ranks
   StateId next_local_ = 0;       // the first local state not expanded
   // The slice in progress: global and local first source, the kernel.

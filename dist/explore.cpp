@@ -1,12 +1,13 @@
 #include "dist/explore.hpp"
 
 #include "dist/bfs.hpp"
+#include "dist/id_base.hpp"
 
 namespace ddsmc::dist::detail {
 
 void DistBfs::run() {
   const StateId resumed_at = resumed_ ? resume() : kNoState;
-  StateId first = resumed_ ? resumed_at : 0;
+  StateId first = resumed_ ? resumed_at : base_;
   if (!resumed_) start_initial();
   while (res_.complete && first < states_) {
     if (first != resumed_at && opts_.checkpoint && checkpoint_due()) checkpoint(first);
@@ -29,11 +30,11 @@ hashing::CanonicalStats DistBfs::canonical_stats() {
 StateId DistBfs::resume() {
   std::array<uint64_t, 3> sums{local_.num_states(), local_.num_expanded(), local_.num_edges()};
   link_.allreduce(sums, MPI_UINT64_T, MPI_SUM);
-  states_ = static_cast<StateId>(sums[0]);
+  states_ = base_ + static_cast<StateId>(sums[0]);
   transitions_ = sums[2];
   next_local_ = local_.num_expanded();
   res_.pruned_states = resumed_->pruned_states;
-  return static_cast<StateId>(sums[1]);
+  return base_ + static_cast<StateId>(sums[1]);
 }
 
 bool DistBfs::checkpoint_due() {
@@ -43,9 +44,15 @@ bool DistBfs::checkpoint_due() {
 }
 
 void DistBfs::checkpoint(StateId next) {
-  engine::ExplorePoint p(local_, &gids_);
-  p.states = states_;
-  p.next = next;
+  // A checkpoint holds ordinary ids, whatever the base (dist/id_base.hpp).
+  std::vector<StateId> ordinary;
+  if (base_) {
+    ordinary.reserve(gids_.size());
+    for (StateId gid : gids_) ordinary.push_back(gid - base_);
+  }
+  engine::ExplorePoint p(local_, base_ ? &ordinary : &gids_);
+  p.states = states_ - base_;
+  p.next = next - base_;
   p.transitions = transitions_;
   p.pruned_states = res_.pruned_states;
   p.canonical = canonical_stats();
@@ -64,7 +71,7 @@ void DistBfs::finish() {
   // The graph stays in the shards (the analysis is distributed too,
   // dist/analysis.hpp): the totals, each rank's count and the memory.
   res_.sharded = true;
-  res_.shard_states = states_;
+  res_.shard_states = states_ - base_;
   std::array<uint64_t, 1> edges{local_.num_edges()};
   link_.allreduce(edges, MPI_UINT64_T, MPI_SUM);
   res_.shard_transitions = edges[0];
@@ -98,12 +105,12 @@ void DistBfs::start_initial() {
     local_.labels_of(init, system_, labels.data());
     local_.fill_state(local_.add_states(1), root, labels.data());
     local_.store().bind(root, 0);
-    gids_.push_back(0);
+    gids_.push_back(base_);
   }
-  states_ = 1;
+  states_ = base_ + 1;
   if (auto v = system_.check_bounds(init)) {
     res_.violation = v;
-    res_.violating_state = 0;
+    res_.violating_state = base_;
     stop("bound");
   }
 }
@@ -114,7 +121,7 @@ void DistBfs::run_slice(StateId first, StateId end) {
   StateId lend = lfirst_;
   while (lend < gids_.size() && gids_[lend] < end) ++lend;
   for (auto& w : workers_) w->replies.clear();
-  const uint64_t room = engine::slice_room(opts_.max_states, states_);
+  const uint64_t room = engine::slice_room(opts_.max_states, states_ - base_);
   slice_ = std::make_unique<engine::Slice>(local_, arena_, workers_, lfirst_, lend, first_, room);
   const bool stop_at_violation = opts_.on_bound == engine::OnBound::Stop;
 
@@ -229,7 +236,7 @@ bool DistBfs::read_vote(Vote& v, uint64_t room, bool stop_at_violation, int& sto
 void DistBfs::report_progress(uint64_t found, uint64_t queue) {
   if (me_ != 0 || !opts_.progress || since(last_progress_) < opts_.progress_interval) return;
   last_progress_ = Clock::now();
-  opts_.progress({states_ + found, transitions_, queue + found, since(start_)});
+  opts_.progress({states_ - base_ + found, transitions_, queue + found, since(start_)});
 }
 
 }  // namespace ddsmc::dist::detail
@@ -237,14 +244,19 @@ void DistBfs::report_progress(uint64_t found, uint64_t queue) {
 namespace ddsmc::dist {
 
 engine::ExploreResult explore(const engine::System& system, const engine::ExploreOptions& opts, MPI_Comm comm,
-                              std::unique_ptr<Shard>& shard, const Resumed* resumed) {
+                              std::unique_ptr<Shard>& shard, const Resumed* resumed, engine::StateId id_base) {
   const auto start = detail::Clock::now();
+  {
+    int ranks = 1;
+    MPI_Comm_size(comm, &ranks);
+    checked_id_base(id_base, ranks);  // (the same on every rank: all throw, before any collective)
+  }
   engine::ExploreResult res(system.layout(), 1 << 12);
   // The protocol has every rank in every collective: a rank that leaves it
   // on an error it cannot report in-band takes the job down rather than
   // leave the others waiting.
   try {
-    detail::DistBfs bfs(system, opts, comm, res, resumed ? std::move(shard) : nullptr, resumed);
+    detail::DistBfs bfs(system, opts, comm, res, resumed ? std::move(shard) : nullptr, resumed, id_base);
     bfs.run();
     bfs.finish();
     shard = bfs.take_shard();

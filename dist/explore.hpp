@@ -12,6 +12,13 @@
 // graph and the same figures over all ranks (`sharded`), and `shard`
 // receives this rank's states, encodings included, and the figures only
 // ranks have (Shard::figures(): states per rank, bytes sent, time by part).
+//
+// `id_base` (tests only, dist/id_base.hpp): the states are numbered from
+// it, so the shard's gids and the result's violating state and parent are
+// the ordinary ids + id_base (counts are not); the checkpoints it hands to
+// opts.checkpoint and the restored shard it takes hold ordinary ids.
+// std::invalid_argument (on every rank, before any collective) for a base
+// that leaves no room (dist::checked_id_base).
 #pragma once
 
 #include <mpi.h>
@@ -32,8 +39,9 @@ struct Resumed {
 };
 
 // `resumed`: continue from the states `shard` holds on entry (this rank's
-// part of a checkpoint) instead of from the initial state.
+// part of a checkpoint, ordinary ids) instead of from the initial state.
 engine::ExploreResult explore(const engine::System& system, const engine::ExploreOptions& opts, MPI_Comm comm,
-                              std::unique_ptr<Shard>& shard, const Resumed* resumed = nullptr);
+                              std::unique_ptr<Shard>& shard, const Resumed* resumed = nullptr,
+                              engine::StateId id_base = 0);
 
 }  // namespace ddsmc::dist

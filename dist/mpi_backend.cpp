@@ -2,6 +2,7 @@
 
 #include "dist/analysis.hpp"
 #include "dist/explore.hpp"
+#include "dist/id_base.hpp"
 #include "dist/mailbox.hpp"
 
 namespace ddsmc::dist {
@@ -9,16 +10,21 @@ namespace ddsmc::dist {
 const engine::ExploreResult& MpiBackend::explore(const engine::System& system, const engine::ExploreOptions& opts,
                                                  std::optional<engine::Restored> restored) {
   layout_ = &system.layout();
+  base_ = id_base_from_environment(ranks_.size());
   if (!restored) {
-    res_.emplace(dist::explore(system, opts, ranks_.comm(), shard_));
+    res_.emplace(dist::explore(system, opts, ranks_.comm(), shard_, nullptr, base_));
   } else {
     const engine::CheckpointMeta& m = restored->meta;
     const Resumed at{m.pruned_states,
                      {m.canonical[0], m.canonical[1], m.canonical[2], m.canonical[3], m.canonical[4]},
                      m.seconds};
     shard_ = std::make_unique<Shard>(std::move(restored->graph), std::move(restored->gids));
-    res_.emplace(dist::explore(system, opts, ranks_.comm(), shard_, &at));
+    res_.emplace(dist::explore(system, opts, ranks_.comm(), shard_, &at, base_));
   }
+  res_->violating_state = ordinary(res_->violating_state);
+  res_->violating_parent = ordinary(res_->violating_parent);
+  if (base_)
+    for (engine::StateId gid : shard_->gids()) ordinary_gids_.push_back(ordinary(gid));
   figures_ = shard_->figures();
   return *res_;
 }
@@ -36,21 +42,32 @@ int MpiBackend::lead(const std::function<int()>& lead) {
 
 engine::Verdict MpiBackend::analyze(engine::Property p, bool complete) {
   if (ranks_.root()) ranks_.command({kAnalyze, static_cast<uint64_t>(p), complete});
-  return dist::analyze(*shard_, *layout_, p, fairness_, complete, cancel_, ranks_.comm());
+  engine::Verdict v = dist::analyze(*shard_, *layout_, p, fairness_, complete, cancel_, ranks_.comm());
+  if (v.lasso) {
+    for (engine::StateId& s : v.lasso->states) s = ordinary(s);
+    for (engine::Edge& e : v.lasso->edges) e.target = ordinary(e.target);
+  }
+  return v;
 }
 
 std::vector<engine::StateId> MpiBackend::bound_path(engine::StateId target, engine::StateId target_parent) {
   if (ranks_.root()) ranks_.command({kBoundPath, target, target_parent});
-  return dist::bfs_tree_path(*shard_, target, target_parent, cancel_, ranks_.comm());
+  std::vector<engine::StateId> path =
+      dist::bfs_tree_path(*shard_, based(target), based(target_parent), cancel_, ranks_.comm());
+  for (engine::StateId& s : path) s = ordinary(s);
+  return path;
 }
 
 engine::StateBytes MpiBackend::encodings(const std::vector<engine::StateId>& ids) {
-  return [bytes = ranks_.fetch(ids, *shard_)](engine::StateId s) { return bytes.at(s); };
+  std::vector<engine::StateId> gids;
+  gids.reserve(ids.size());
+  for (engine::StateId id : ids) gids.push_back(based(id));
+  return [bytes = ranks_.fetch(gids, *shard_), base = base_](engine::StateId s) { return bytes.at(s + base); };
 }
 
 void MpiBackend::checkpoint_analysis(const std::vector<engine::Verdict>& decided) {
   if (ranks_.root()) ranks_.command({kCheckpoint});
-  checkpoint_(*res_, shard_->graph(), &shard_->gids(), decided);
+  checkpoint_(*res_, shard_->graph(), gids(), decided);
 }
 
 void MpiBackend::serve_one(const std::vector<uint64_t>& a) {

@@ -5,6 +5,13 @@
 // others, which run it when their serve() loop receives the command
 // (serve_one()); the encodings of a trace's states come from the ranks that
 // own them. Every rank ends with rank 0's exit code.
+//
+// With the test-only id base (DDSMC_TEST_ID_BASE, dist/id_base.hpp) the
+// engine's global ids are the ordinary ids + the base; this class is the
+// boundary where they become ordinary again: the result's violating state
+// and parent, the verdicts' lassos, the bound's path and gids() lose the
+// base, and the ids the app passes in (bound_path, encodings) get it.
+// Without a base nothing is translated.
 #pragma once
 
 #include <memory>
@@ -26,7 +33,8 @@ class MpiBackend final : public engine::Backend {
   const engine::ExploreResult& explore(const engine::System& system, const engine::ExploreOptions& opts,
                                        std::optional<engine::Restored> restored) override;
   const engine::StateGraph& graph() const override { return shard_->graph(); }
-  const std::vector<engine::StateId>* gids() const override { return &shard_->gids(); }
+  // (ordinary ids: the app checkpoints them)
+  const std::vector<engine::StateId>* gids() const override { return base_ ? &ordinary_gids_ : &shard_->gids(); }
   void end_exploration(uint64_t peak_rss) override;
   int lead(const std::function<int()>& lead) override;
 
@@ -41,6 +49,9 @@ class MpiBackend final : public engine::Backend {
   enum : uint64_t { kAnalyze = 1, kBoundPath = 2, kCheckpoint = 3 };
   // The other ranks: runs the step rank 0 commanded.
   void serve_one(const std::vector<uint64_t>& a);
+  // An ordinary id as the engine's global id, and back (kNoState stays).
+  engine::StateId based(engine::StateId id) const { return id == engine::kNoState ? id : id + base_; }
+  engine::StateId ordinary(engine::StateId gid) const { return gid == engine::kNoState ? gid : gid - base_; }
 
   Ranks& ranks_;
   engine::Fairness fairness_;
@@ -49,6 +60,8 @@ class MpiBackend final : public engine::Backend {
   const hashing::StateLayout* layout_ = nullptr;
   std::optional<engine::ExploreResult> res_;
   std::unique_ptr<Shard> shard_;
+  engine::StateId base_ = 0;                    // the test-only id base (0: none)
+  std::vector<engine::StateId> ordinary_gids_;  // with a base: the shard's gids without it
   engine::RankFigures figures_;
 };
 

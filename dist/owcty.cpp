@@ -133,7 +133,7 @@ class MailboxWalk {
 engine::OwctyResult owcty(const Shard& shard, const engine::Subgraph& h, engine::Fairness f,
                           engine::Cancellation& cancel, MPI_Comm comm) {
   std::unique_ptr<MailboxWalk> walk;
-  const StateId initial = shard.local(0).value_or(engine::kNoState);
+  const StateId initial = shard.local(shard.initial()).value_or(engine::kNoState);
   agree_on_stop(comm, stop_of([&] { walk = std::make_unique<MailboxWalk>(shard.graph(), initial, cancel, comm); }));
   const engine::OwctyCounts c = engine::OwctyFixpoint<MailboxWalk>(shard.graph(), h, f, *walk).run();
   engine::OwctyResult r;

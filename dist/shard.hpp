@@ -2,7 +2,9 @@
 // (dist/explore.hpp): the states it owns by local id, which ascends with
 // the global id, their encodings (in the shard's own store), labels and
 // edges, whose targets are handles (dist/handles.hpp); and the exploration's figures over
-// the ranks (the report's; engine/backend.hpp).
+// the ranks (the report's; engine/backend.hpp). The initial state's global
+// id is `initial()`: 0, or the test-only id base (dist/id_base.hpp) the
+// exploration numbered from.
 #pragma once
 
 #include <algorithm>
@@ -18,11 +20,13 @@ namespace ddsmc::dist {
 
 class Shard {
  public:
-  Shard(engine::StateGraph graph, std::vector<engine::StateId> gids) : graph_(std::move(graph)), gids_(std::move(gids)) {}
+  Shard(engine::StateGraph graph, std::vector<engine::StateId> gids, engine::StateId initial = 0)
+      : graph_(std::move(graph)), gids_(std::move(gids)), initial_(initial) {}
   const engine::StateGraph& graph() const { return graph_; }
   engine::StateGraph& graph() { return graph_; }
   const std::vector<engine::StateId>& gids() const { return gids_; }
   std::vector<engine::StateId>& gids() { return gids_; }
+  engine::StateId initial() const { return initial_; }
   const engine::RankFigures& figures() const { return figures_; }
   engine::RankFigures& figures() { return figures_; }
   // Drops the visited set and the tree's index (only reading back is left).
@@ -43,6 +47,7 @@ class Shard {
  private:
   engine::StateGraph graph_;
   std::vector<engine::StateId> gids_;
+  engine::StateId initial_ = 0;  // the initial state's global id
   engine::RankFigures figures_;  // set by dist::explore
 };
 

@@ -36,8 +36,9 @@ engine::Path stem_path(const Shard& shard, engine::StemStates keep, const std::v
   const std::vector<StateId>& gids = shard.gids();
   auto is_goal = [&](StateId gid) { return std::binary_search(goals.begin(), goals.end(), gid); };
   engine::Path path;
-  path.states.push_back(0);
-  if (is_goal(0)) return path;
+  const StateId initial = shard.initial();
+  path.states.push_back(initial);
+  if (is_goal(initial)) return path;
   // Per local state: its parent (a global id), kNoState while unseen;
   // fresh: seen in the level being built, where its parent may still get
   // smaller.
@@ -48,9 +49,9 @@ engine::Path stem_path(const Shard& shard, engine::StemStates keep, const std::v
     fresh.assign(g.num_states(), 0);
   }));
   std::vector<StateId> level, next;
-  if (const auto initial = shard.local(0)) {
-    parent[*initial] = 0;
-    level.push_back(*initial);
+  if (const auto l = shard.local(initial)) {
+    parent[*l] = initial;
+    level.push_back(*l);
   }
   auto offer = [&](StateId t, StateId from) {
     if (keep && !(*keep)(t)) return;
@@ -104,7 +105,7 @@ engine::Path stem_path(const Shard& shard, engine::StemStates keep, const std::v
   // child.
   std::vector<StateId> back{found};
   std::vector<Edge> edges;
-  for (StateId s = found; s != 0;) {
+  for (StateId s = found; s != initial;) {
     const auto ls = shard.local(s);
     std::array<StateId, 2> ph{kNoState, kNoState};  // s's parent, s's handle
     if (ls) ph = {parent[*ls], handles.of(*ls)};

@@ -1,6 +1,6 @@
 // The stem of a lasso, and the path of a bound violation, over the ranks
 // (docs/dist.md, "The distributed analysis"): engine/lasso.hpp's stem rule
-// (by levels from state 0; a state's parent is the least state of the
+// (by levels from the initial state, Shard::initial(); a state's parent is the least state of the
 // level before with an edge to it; the path ends at the least goal state
 // of the first level that has one), with each rank holding the parents of
 // the states it owns. The result is the single-process path.

@@ -5,6 +5,9 @@
 // on from the restored shards. The resumed graph must be the one-process
 // graph exactly: every rank compares the states it owns (encodings,
 // labels, edges) and the figures, cut-offs and bound violations.
+// The second test does it with a test-only id base past 2^32 added to every
+// global id (dist/id_base.hpp), also resuming with another base than the
+// one written with (checkpoints hold ordinary ids).
 // Only EXPECT_*: a rank that returned early would leave the others waiting.
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -13,6 +16,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <memory>
+#include <utility>
 
 #include "dist/explore.hpp"
 #include "engine/checkpoint.hpp"
@@ -26,7 +30,15 @@ namespace {
 
 using namespace reftest;
 
-TEST(DistCheckpoint, ResumedShardsGiveTheOneProcessGraph) {
+struct Tally {
+  int compared = 0, resumed_mid = 0;
+};
+
+// Runs `programs` random programs of `seed`, each written at a random
+// boundary by an exploration numbered from `write_base` and resumed from
+// the checkpoint with `read_base` (dist/id_base.hpp: checkpoints hold
+// ordinary ids, so the two may differ).
+Tally roundtrip_random_programs(uint64_t seed, int programs, engine::StateId write_base, engine::StateId read_base) {
   const MPI_Comm comm = MPI_COMM_WORLD;
   int rank = 0, ranks = 1;
   MPI_Comm_rank(comm, &rank);
@@ -34,11 +46,12 @@ TEST(DistCheckpoint, ResumedShardsGiveTheOneProcessGraph) {
   // One directory for all ranks: rank 0's pid names it.
   long id = static_cast<long>(getpid());
   MPI_Bcast(&id, 1, MPI_LONG, 0, comm);
-  const std::string root =
-      (std::filesystem::temp_directory_path() / ("ddsmc-dist-roundtrip-" + std::to_string(id))).string();
-  RandomChecks checks(20261204);  // the same programs and boundaries on every rank
-  int compared = 0, resumed_mid = 0;
-  for (int attempt = 0; attempt < 800 && compared < 60; ++attempt) {
+  const std::string root = (std::filesystem::temp_directory_path() /
+                            ("ddsmc-dist-roundtrip-" + std::to_string(id) + "-" + std::to_string(read_base)))
+                               .string();
+  RandomChecks checks(seed);  // the same programs and boundaries on every rank
+  Tally t;
+  for (int attempt = 0; attempt < 800 && t.compared < programs; ++attempt) {
     const RandomChecks::Check c = checks.next();
     if (!c.model) continue;
     engine::CompiledModel cm = engine::compile(*c.model);
@@ -46,8 +59,9 @@ TEST(DistCheckpoint, ResumedShardsGiveTheOneProcessGraph) {
     const engine::ExploreResult one = engine::explore(system, c.eo);
     if (RandomChecks::too_big(c, one)) continue;
     const engine::ExploreOptions& eo = c.eo;
-    const std::string& what = c.what;
-    ++compared;
+    const std::string what =
+        c.what + " (id bases " + std::to_string(write_base) + ", " + std::to_string(read_base) + ")";
+    ++t.compared;
 
     // How many slice boundaries the distributed run has, then the run
     // that keeps the checkpoint of a random one.
@@ -57,7 +71,7 @@ TEST(DistCheckpoint, ResumedShardsGiveTheOneProcessGraph) {
     counting.checkpoint = [&](const engine::ExplorePoint&) { ++boundaries; };
     {
       std::unique_ptr<dist::Shard> shard;
-      (void)dist::explore(system, counting, comm, shard);
+      (void)dist::explore(system, counting, comm, shard, nullptr, write_base);
     }
     EXPECT_GE(boundaries, 1) << what;
     const int keep = static_cast<int>(uni(checks.rng(), 0, static_cast<uint32_t>(std::max(boundaries, 1) - 1)));
@@ -67,6 +81,8 @@ TEST(DistCheckpoint, ResumedShardsGiveTheOneProcessGraph) {
     taking.checkpoint_due = [] { return true; };
     taking.checkpoint = [&](const engine::ExplorePoint& p) {
       if (call++ != keep) return;
+      // (a checkpoint holds ordinary ids, whatever the base)
+      for (engine::StateId gid : *p.gids) EXPECT_LT(gid, p.states) << what;
       engine::CheckpointMeta meta = engine::checkpoint_meta(p);
       meta.identity = "roundtrip";
       meta.ranks = static_cast<uint32_t>(ranks);
@@ -78,32 +94,51 @@ TEST(DistCheckpoint, ResumedShardsGiveTheOneProcessGraph) {
     };
     {
       std::unique_ptr<dist::Shard> shard;
-      (void)dist::explore(system, taking, comm, shard);
+      (void)dist::explore(system, taking, comm, shard, nullptr, write_base);
     }
 
     const engine::CheckpointMeta meta = engine::read_checkpoint_manifest(dir);
-    resumed_mid += meta.next > 0 && meta.next < one.graph.num_states();
+    t.resumed_mid += meta.next > 0 && meta.next < one.graph.num_states();
     engine::StateGraph graph(cm.layout);
     std::vector<engine::StateId> gids;
     engine::read_checkpoint_part(dir, static_cast<uint32_t>(rank), meta, system, graph, gids);
     auto shard = std::make_unique<dist::Shard>(std::move(graph), std::move(gids));
     const dist::Resumed at{meta.pruned_states, {}, meta.seconds};
-    const engine::ExploreResult many = dist::explore(system, eo, comm, shard, &at);
+    engine::ExploreResult many = dist::explore(system, eo, comm, shard, &at, read_base);
     MPI_Barrier(comm);
     if (rank == 0) std::filesystem::remove_all(dir);
 
+    if (many.violating_state != engine::kNoState) many.violating_state -= read_base;
+    if (many.violating_parent != engine::kNoState) many.violating_parent -= read_base;
     EXPECT_EQ(test::outcome_difference(one, many), "") << what;
     EXPECT_EQ(many.num_states(), one.graph.num_states()) << what;
     EXPECT_EQ(many.num_transitions(), one.graph.num_edges()) << what;
     // (collective: every rank calls it)
-    if (const std::string d = test::shard_difference(one.graph, *shard, comm); !d.empty())
+    if (const std::string d = test::shard_difference(one.graph, *shard, comm, read_base); !d.empty())
       ADD_FAILURE() << d << " (rank " << rank << ", resumed at " << meta.next << "); " << what;
   }
-  EXPECT_EQ(compared, 60);
-  EXPECT_GE(resumed_mid, 15);
   if (rank == 0)
-    std::cout << "[DistCheckpoint] " << compared << " random programs resumed (" << resumed_mid
-              << " mid-exploration) at " << ranks << " rank(s)\n";
+    std::cout << "[DistCheckpoint] " << t.compared << " random programs resumed (" << t.resumed_mid
+              << " mid-exploration) at " << ranks << " rank(s), id bases " << write_base << ", " << read_base << "\n";
+  return t;
+}
+
+TEST(DistCheckpoint, ResumedShardsGiveTheOneProcessGraph) {
+  const Tally t = roundtrip_random_programs(20261204, 60, 0, 0);
+  EXPECT_EQ(t.compared, 60);
+  EXPECT_GE(t.resumed_mid, 15);
+}
+
+// Issue 21: with every global id past 2^32 (dist/id_base.hpp), written and
+// resumed with the same base, and resumed with another one (the files hold
+// ordinary ids), on fewer programs.
+TEST(DistCheckpoint, ResumedShardsWithIdsPast2To32GiveTheOneProcessGraph) {
+  const engine::StateId b32 = (engine::StateId{1} << 32) + 12345, b40 = (engine::StateId{1} << 40) + 7;
+  for (const auto& [write_base, read_base] : {std::pair{b32, b32}, std::pair{b32, b40}, std::pair{b40, engine::StateId{0}}}) {
+    const Tally t = roundtrip_random_programs(20261204, 20, write_base, read_base);
+    EXPECT_EQ(t.compared, 20);
+    EXPECT_GE(t.resumed_mid, 4);
+  }
 }
 
 }  // namespace

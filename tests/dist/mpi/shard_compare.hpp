@@ -1,7 +1,9 @@
 // Comparing a rank's shard with the single-process graph: the shard's rows
 // name targets by handle (dist/handles.hpp), the single process's by
 // global id, so the rows are translated (every rank's global ids gathered)
-// and sorted again before they are compared.
+// and sorted again before they are compared. With a test-only id base
+// (dist/id_base.hpp) the shard's global ids are the single process's + the
+// base: every one must be at least the base, and is compared without it.
 #pragma once
 
 #include <mpi.h>
@@ -33,15 +35,22 @@ inline std::vector<std::vector<engine::StateId>> all_gids(const dist::Shard& sha
   return out;
 }
 
-// "" when the shard's states (local id l = its global id gids[l]) are the
-// single-process graph's: bytes, expansion, labels, and rows once their
-// handles are translated.
-inline std::string shard_difference(const engine::StateGraph& one, const dist::Shard& shard, MPI_Comm comm) {
-  const auto gids = all_gids(shard, comm);
+// "" when the shard's states (local id l = its global id gids[l] - base)
+// are the single-process graph's: bytes, expansion, labels, and rows once
+// their handles are translated.
+inline std::string shard_difference(const engine::StateGraph& one, const dist::Shard& shard, MPI_Comm comm,
+                                    engine::StateId base = 0) {
+  auto gids = all_gids(shard, comm);
+  if (shard.initial() != base) return "the initial state's id is not the base";
+  for (auto& rank : gids)
+    for (engine::StateId& gid : rank) {
+      if (gid < base) return "a global id " + std::to_string(gid) + " below the base";
+      gid -= base;
+    }
   const dist::Handles handles{static_cast<uint32_t>(gids.size()), 0};
   const engine::StateGraph& g = shard.graph();
   for (engine::StateId l = 0; l < shard.gids().size(); ++l) {
-    const engine::StateId x = shard.gids()[l];
+    const engine::StateId x = shard.gids()[l] - base;
     const std::string at = "state " + std::to_string(x) + ": ";
     if (x >= one.num_states()) return at + "in one graph only";
     if (one.bytes(x) != g.bytes(l)) return at + "different bytes";
