@@ -122,7 +122,9 @@ void interrupt_check(bool signal_launcher) {
   ASSERT_GT(ranks[0], 0) << read_text(s.err_path).substr(0, 3000);
   ASSERT_GT(ranks[1], 0) << read_text(s.err_path).substr(0, 3000);
   ASSERT_TRUE(wait_for_text(s.err_path, kBackendChosen, 60)) << read_text(s.err_path).substr(0, 3000);
-  std::this_thread::sleep_for(std::chrono::milliseconds(2000));
+  // Early in the exploration (about 5 s at two ranks here): a later signal
+  // may find the exploration complete and stop the analysis instead.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
   reaper.record();
   ASSERT_EQ(waitpid(s.pid, nullptr, WNOHANG), 0) << "mpiexec ended before the interrupt: the run is too short";
   if (signal_launcher) {
