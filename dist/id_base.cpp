@@ -1,5 +1,6 @@
 #include "dist/id_base.hpp"
 
+#include <charconv>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -18,14 +19,10 @@ engine::StateId checked_id_base(uint64_t base, int ranks) {
 }
 
 std::optional<uint64_t> parse_id_base(const std::string& text) {
-  if (text.empty() || text.size() > 20) return std::nullopt;
   uint64_t v = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9') return std::nullopt;
-    const auto d = static_cast<uint64_t>(c - '0');
-    if (v > (~uint64_t{0} - d) / 10) return std::nullopt;
-    v = v * 10 + d;
-  }
+  const char* end = text.data() + text.size();
+  const auto [at, error] = std::from_chars(text.data(), end, v);
+  if (text.empty() || error != std::errc() || at != end) return std::nullopt;
   return v;
 }
 
