@@ -38,7 +38,7 @@ constexpr Fairness kFairness[] = {Fairness::Channel, Fairness::None};
 // Under TSan every parallel loop starts its threads anew (engine/parallel.hpp):
 // fewer graphs there.
 #ifdef DDSMC_TSAN
-constexpr int kSmallGraphs = 200, kLargeGraphs = 4;
+constexpr int kSmallGraphs = 200, kLargeGraphs = 2;
 constexpr bool kRing4 = false;
 #else
 constexpr int kSmallGraphs = 1500, kLargeGraphs = 12;
