@@ -5,10 +5,8 @@
 // engine::analyze follows); per subgraph H:
 //   - the OWCTY fixpoint Z over the ranks (dist/owcty.hpp: the
 //     single-process driver, engine/owcty_fixpoint.hpp, with a mailbox walk);
-//   - when Z is not empty, rank 0 gathers H restricted to Z (usually a few
-//     states) and runs the single-process Tarjan, qualify and cycle search
-//     on it, with Z's states renumbered in the order of their global ids;
-//   - the stem over the ranks (dist/stem.hpp).
+//   - when Z is not empty, the lasso through a source SCC of H[Z] over the
+//     ranks (dist/source_scc.hpp), with no gather of Z.
 // Each step computes what the single-process analyze() computes, so the
 // verdicts and lassos are its own.
 #pragma once
@@ -19,17 +17,14 @@
 
 #include "dist/shard.hpp"
 #include "engine/analysis.hpp"
-#include "hashing/state.hpp"
 
 namespace ddsmc::dist {
 
 // Collective over comm. Every rank gets `holds`, `node` and the stats;
 // rank 0 also the lasso (global ids). Throws Cancelled on every rank when
-// any rank stops before the last collective step; rank 0 alone may throw
-// after it (building the cycle), the others then return the verdict
-// without a lasso.
-engine::Verdict analyze(const Shard& shard, const hashing::StateLayout& layout, engine::Property p,
-                        engine::Fairness f, bool complete, engine::Cancellation& cancel, MPI_Comm comm);
+// any rank stops.
+engine::Verdict analyze(const Shard& shard, engine::Property p, engine::Fairness f, bool complete,
+                        engine::Cancellation& cancel, MPI_Comm comm);
 
 // Collective over comm: engine::bfs_tree_path over the ranks (the path
 // from state 0 to `target` along the BFS tree; `target_parent` as there),

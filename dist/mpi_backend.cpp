@@ -42,7 +42,7 @@ int MpiBackend::lead(const std::function<int()>& lead) {
 
 engine::Verdict MpiBackend::analyze(engine::Property p, bool complete) {
   if (ranks_.root()) ranks_.command({kAnalyze, static_cast<uint64_t>(p), complete});
-  engine::Verdict v = dist::analyze(*shard_, *layout_, p, fairness_, complete, cancel_, ranks_.comm());
+  engine::Verdict v = dist::analyze(*shard_, p, fairness_, complete, cancel_, ranks_.comm());
   if (v.lasso) {
     for (engine::StateId& s : v.lasso->states) s = ordinary(s);
     for (engine::Edge& e : v.lasso->edges) e.target = ordinary(e.target);

@@ -1,10 +1,13 @@
 #include "engine/fair_scc.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 
 #include "engine/lasso.hpp"
 #include "engine/owcty.hpp"
+#include "engine/reverse_edges.hpp"
+#include "engine/source_scc.hpp"
 
 namespace ddsmc::engine {
 namespace {
@@ -115,10 +118,94 @@ std::optional<Lasso> search(const StateGraph& g, const Subgraph& sub, Fairness f
   auto scc = first_fair_scc(g, sub, f);
   if (!scc) return std::nullopt;
   std::vector<char> in_scc(g.num_states(), 0);
-  return build_lasso(g, sub, scc->members, scc->targets, stem_states, in_scc, std::move(scc->buffer));
+  for (StateId s : scc->members) in_scc[s] = 1;
+  return build_lasso(g, sub, [&](StateId s) { return in_scc[s] != 0; }, scc->targets, stem_states,
+                     std::move(scc->buffer));
+}
+
+// engine/source_scc.hpp's walk in one process: closures by sequential BFS,
+// backwards through the reversed edges of H[Z] (engine/reverse_edges.hpp:
+// 8 bytes per state and 4 per edge of H inside Z, built once).
+class LocalWalk {
+ public:
+  LocalWalk(const StateGraph& g, const Subgraph& h, std::vector<uint8_t>& flags)
+      : g_(g), h_(h), flags_(flags), reverse_(flags.size()) {
+    for_each_z_edge([&](StateId, StateId t) { reverse_.count(t); });
+    reverse_.end_counting();
+    for_each_z_edge([&](StateId s, StateId t) { reverse_.add(t, static_cast<LocalIndex>(s)); });
+  }
+  StateId gid(StateId s) const { return s; }
+  std::optional<StateId> local_of(StateId gid) const { return gid; }
+  StateId min_over_all(StateId x) const { return x; }
+  bool any_over_all(bool x) const { return x; }
+  template <class Work>
+  void local(Work&& work) const {
+    work();
+  }
+  Cancellation& cancel() const { return *h_.cancel; }
+
+  void close(std::optional<StateId> seed, bool backward, uint8_t within, uint8_t mark) {
+    std::vector<StateId> queue;
+    auto visit = [&](StateId t) {
+      if ((flags_[t] & within) && !(flags_[t] & mark)) {
+        flags_[t] |= mark;
+        queue.push_back(t);
+      }
+    };
+    if (seed) visit(*seed);
+    for (size_t i = 0; i < queue.size(); ++i) {
+      h_.cancel->poll();
+      const StateId v = queue[i];
+      if (backward) {
+        reverse_.for_each_source(v, visit);
+      } else {
+        for (const Edge& e : g_.edges(v))
+          if (h_.kind_kept(e)) visit(e.target);
+      }
+    }
+  }
+
+ private:
+  // f(source, target) for every edge of H inside Z.
+  template <class F>
+  void for_each_z_edge(F&& f) const {
+    for (StateId s = 0; s < flags_.size(); ++s) {
+      if (!(flags_[s] & kInC)) continue;
+      h_.cancel->poll();
+      for (const Edge& e : g_.edges(s))
+        if (h_.kind_kept(e) && (flags_[e.target] & kInC)) f(s, e.target);
+    }
+  }
+
+  const StateGraph& g_;
+  const Subgraph& h_;
+  std::vector<uint8_t>& flags_;
+  ReverseEdges<LocalIndex> reverse_;
+};
+
+// The lasso through the source SCC of H[Z] that engine/source_scc.hpp
+// finds (`flags`: kInC on Z's states): the targets by a sweep of its states
+// in id order, which stops once they are settled.
+Lasso lasso_in_z(const StateGraph& g, const Subgraph& h, Fairness f, std::vector<uint8_t>& flags) {
+  mark_source_scc(g, h, flags);
+  auto in_f = [&](StateId s) { return (flags[s] & kInF) != 0; };
+  TargetCollector collector(g.num_arcs(), f, h.need_unstable);
+  for (StateId s = 0; s < g.num_states() && !collector.settled(); ++s) {
+    if (!in_f(s)) continue;
+    h.cancel->poll();
+    collect_targets(g, h, s, in_f, collector);
+  }
+  const std::optional<CycleTargets> targets = collector.targets();
+  if (!targets) throw std::logic_error("analysis: a source SCC of the OWCTY fixpoint does not qualify");
+  return build_lasso(g, h, in_f, *targets, stem_states_of(h), {});
 }
 
 }  // namespace
+
+void mark_source_scc(const StateGraph& g, const Subgraph& h, std::vector<uint8_t>& flags) {
+  LocalWalk walk(g, h, flags);
+  find_source_scc(walk, flags);
+}
 
 std::optional<Lasso> find_fair_scc(const StateGraph& g, const Subgraph& sub, Fairness f, bool parallel,
                                    AnalysisStats& stats) {
@@ -130,12 +217,8 @@ std::optional<Lasso> find_fair_scc(const StateGraph& g, const Subgraph& sub, Fai
   stats.passes += z.passes;
   stats.survivors += z.survivors;
   if (z.survivors == 0) return std::nullopt;
-  Subgraph inside_z = sub;
-  inside_z.keep_state = [&z](StateId s) { return (z.flags[s] & kSurvives) != 0; };
-  inside_z.roots_everywhere = true;
-  auto lasso = search(g, inside_z, f, stem);
-  if (!lasso) throw std::logic_error("analysis: the OWCTY fixpoint is not empty but holds no fair SCC");
-  return lasso;
+  for (uint8_t& x : z.flags) x = (x & kSurvives) ? kInC : 0;
+  return lasso_in_z(g, sub, f, z.flags);
 }
 
 }  // namespace ddsmc::engine

@@ -1,6 +1,7 @@
 // Whether a subgraph has a fair SCC, and its lasso (docs/engine.md §10):
-// the OWCTY fixpoint in parallel, then the one Tarjan inside what survives;
-// or one sequential Tarjan over the whole subgraph (the tests' oracle).
+// the OWCTY fixpoint in parallel, then a source SCC of what survives by
+// forward-backward closures (engine/source_scc.hpp); or one sequential
+// Tarjan over the whole subgraph (the tests' oracle).
 // Internal to the analysis.
 #pragma once
 
@@ -23,12 +24,17 @@ struct FairScc {
 // every kept state in id order (sub.roots_everywhere) or from state 0.
 std::optional<FairScc> first_fair_scc(const StateGraph& g, const Subgraph& sub, Fairness f);
 
+// Marks kInF (engine/source_scc.hpp) on the states of a source SCC of H[Z],
+// the one engine/source_scc.hpp's search finds. `flags`: per state, kInC on
+// Z's states (not empty) and nothing else on entry.
+void mark_source_scc(const StateGraph& g, const Subgraph& h, std::vector<uint8_t>& flags);
+
 // The lasso of a fair SCC of the subgraph, if it has one. Sequentially: one
 // Tarjan over the subgraph (roots as sub says). In parallel: the OWCTY
 // fixpoint Z first; Z is empty iff there is no fair SCC, and otherwise a
-// source SCC of Z is one (docs/engine.md §10), so Tarjan runs over Z only,
-// from every state of it. The stem goes as stem_states_of(sub) says, in
-// both cases.
+// source SCC of H[Z] is one (docs/engine.md §10): the one that
+// engine/source_scc.hpp finds, the one the ranks find too. The stem goes as
+// stem_states_of(sub) says, in both cases.
 std::optional<Lasso> find_fair_scc(const StateGraph& g, const Subgraph& sub, Fairness f, bool parallel,
                                    AnalysisStats& stats);
 

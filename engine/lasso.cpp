@@ -3,20 +3,22 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "engine/fairness.hpp"
+#include "engine/cycle_targets.hpp"
 
 namespace ddsmc::engine {
 namespace {
 
-// Shortest paths by BFS from a state to one satisfying `goal`, moving only
-// along allowed edges. One finder serves all the searches of a lasso: its
-// parent array (4 bytes per state, kNoLocal: not seen) is allocated once
-// and reset through the queue of the last search, which holds every state
-// it saw unless the search was wide enough to drop the states it had
-// visited from it (then the queue holds about a BFS level, and the reset
-// is a fill) (`buffer`: an array to reuse for it, such as the SCC finder's). The
-// edges of a path are found again when it is built: the first allowed edge
-// from a state to its child is the one the search took.
+// Shortest paths by levels from a state to one satisfying `goal`, moving
+// only along allowed edges (docs/engine.md §10): a state's parent is the
+// least state of the level before with an allowed edge to it, and the path
+// ends at the least goal state of the first level that has one. The rule
+// needs no order inside a level, so the distributed analysis
+// (dist/level_path.hpp) follows it too. One finder serves all the searches
+// of a lasso: its parent array (4 bytes per state, kNoLocal: not seen;
+// `buffer`: an array to reuse for it) is reset between searches through
+// the states the last one saw (a fill when they were many). The edges of a
+// path are found again when it is built: the first allowed edge in the
+// parent's row to the child (rows are sorted by target, then label).
 class PathFinder {
  public:
   PathFinder(const StateGraph& g, Cancellation& cancel, std::vector<LocalIndex> buffer = {})
@@ -25,42 +27,11 @@ class PathFinder {
   }
 
   template <class Allowed, class Goal>
-  std::optional<Path> find(StateId from, Allowed&& allowed, Goal&& goal) {
-    if (goal(from)) return Path{{from}, {}};
-    reset();
-    parent_[from] = static_cast<LocalIndex>(from);
-    queue_.push_back(from);
-    for (size_t head = 0; head < queue_.size(); ++head) {
-      cancel_.poll();
-      if (head >= kTrimFrom && 2 * head >= queue_.size()) {
-        // A wide search (the stem's crosses the whole graph): keep only the
-        // queue's unvisited part, and reset the parents in full next time.
-        queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(head));
-        head = 0;
-        trimmed_ = true;
-      }
-      const StateId v = queue_[head];
-      for (const Edge& e : g_.edges(v)) {
-        if (parent_[e.target] != kNoLocal || !allowed(v, e)) continue;
-        parent_[e.target] = static_cast<LocalIndex>(v);
-        queue_.push_back(e.target);
-        if (goal(e.target)) return build(from, e.target, allowed);
-      }
-    }
-    return std::nullopt;
-  }
-
-  // The stem's search (docs/engine.md §10): level by level, a state's
-  // parent is the least state of the level before with an allowed edge to
-  // it, and the path ends at the least goal state of the first level that
-  // has one. Unlike find()'s FIFO order this rule needs no order inside a
-  // level, so the distributed analysis (dist/stem.hpp) follows it too.
-  template <class Allowed, class Goal>
   std::optional<Path> find_by_levels(StateId from, Allowed&& allowed, Goal&& goal) {
     if (goal(from)) return Path{{from}, {}};
     reset();
-    trimmed_ = true;  // (the levels are not kept: reset by a fill)
     parent_[from] = static_cast<LocalIndex>(from);
+    seen_.push_back(from);
     std::vector<StateId> level{from}, next;
     while (!level.empty()) {
       std::sort(level.begin(), level.end());
@@ -75,6 +46,7 @@ class PathFinder {
           if (goal(e.target)) found = std::min(found, e.target);
         }
       }
+      note_seen(next);
       if (found != kNoState) return build(from, found, allowed);
       level.swap(next);
     }
@@ -85,14 +57,21 @@ class PathFinder {
   std::vector<LocalIndex> release() { return std::move(parent_); }
 
  private:
-  static constexpr size_t kTrimFrom = size_t{1} << 16;
+  static constexpr size_t kFillFrom = size_t{1} << 16;
 
+  void note_seen(const std::vector<StateId>& level) {
+    if (seen_.size() + level.size() > kFillFrom) {
+      filled_ = true;
+      seen_.clear();
+    }
+    if (!filled_) seen_.insert(seen_.end(), level.begin(), level.end());
+  }
   void reset() {
-    if (trimmed_) std::fill(parent_.begin(), parent_.end(), kNoLocal);
+    if (filled_) std::fill(parent_.begin(), parent_.end(), kNoLocal);
     else
-      for (StateId s : queue_) parent_[s] = kNoLocal;
-    queue_.clear();
-    trimmed_ = false;
+      for (StateId s : seen_) parent_[s] = kNoLocal;
+    seen_.clear();
+    filled_ = false;
   }
 
   template <class Allowed>
@@ -116,89 +95,38 @@ class PathFinder {
   const StateGraph& g_;
   Cancellation& cancel_;
   std::vector<LocalIndex> parent_;  // per state: its parent in the current search (the start: itself)
-  std::vector<StateId> queue_;   // the current search's states, in BFS order (from some point on if trimmed_)
-  bool trimmed_ = false;         // states left the queue: the parents to reset are not all in it
+  std::vector<StateId> seen_;       // the states the current search set a parent of, unless filled_
+  bool filled_ = false;             // too many to list: reset by a fill
 };
-
-void append(Path& a, const Path& b) {
-  // b starts where a ends.
-  a.states.insert(a.states.end(), b.states.begin() + 1, b.states.end());
-  a.edges.insert(a.edges.end(), b.edges.begin(), b.edges.end());
-}
 
 }  // namespace
 
 std::optional<CycleTargets> qualify(const StateGraph& g, const Subgraph& sub, const std::vector<StateId>& members,
                                     std::vector<char>& in_scc, Fairness fairness) {
-  const bool need_unstable = sub.need_unstable;
   for (StateId s : members) in_scc[s] = 1;
-  CycleTargets t;
-  bool has_edge = false, has_unstable = false;
-  ArcCoverage arcs(g.num_arcs(), fairness);
+  TargetCollector targets(g.num_arcs(), fairness, sub.need_unstable);
   for (StateId s : members) {
     sub.cancel->poll();
-    for (const Edge& e : g.edges(s)) {
-      if (!in_scc[e.target] || !sub.keeps(e)) continue;
-      if (!has_edge) {
-        has_edge = true;
-        t.edges.emplace_back(s, e);
-      }
-      if (need_unstable && !has_unstable && !e.stable()) {
-        has_unstable = true;
-        t.edges.emplace_back(s, e);
-      }
-      if (arcs.serve(e.arc())) t.edges.emplace_back(s, e);
-    }
-    if (arcs.visit(g, s)) t.states.push_back(s);
+    collect_targets(g, sub, s, [&](StateId t) { return in_scc[t] != 0; }, targets);
   }
   for (StateId s : members) in_scc[s] = 0;
-  if (!has_edge || (need_unstable && !has_unstable) || !arcs.complete()) return std::nullopt;
-  return t;
+  return targets.targets();
 }
 
-Path build_cycle(const StateGraph& g, const Subgraph& sub, const std::vector<StateId>& members,
-                 const CycleTargets& targets, StateId entry, std::vector<char>& in_scc, std::vector<LocalIndex> buffer) {
-  for (StateId s : members) in_scc[s] = 1;
+Path build_cycle(const StateGraph& g, const Subgraph& sub, const StatePredicate& in_scc, const CycleTargets& targets,
+                 StateId entry, std::vector<LocalIndex> buffer) {
   PathFinder paths(g, *sub.cancel, std::move(buffer));
-  auto inside = [&](StateId, const Edge& e) { return in_scc[e.target] && sub.keeps(e); };
-
-  Path cycle{{entry}, {}};
-  auto go_to_state = [&](StateId target) {
-    append(cycle, *paths.find(cycle.states.back(), inside, [&](StateId s) { return s == target; }));
-  };
-  for (StateId s : targets.states) go_to_state(s);
-  for (const auto& [src, e] : targets.edges) {
-    go_to_state(src);
-    cycle.states.push_back(e.target);
-    cycle.edges.push_back(e);
-  }
-  // Close the cycle: back to the entry (with at least one edge in the cycle).
-  StateId last = cycle.states.back();
-  if (cycle.edges.empty() || last != entry) {
-    if (last == entry) {
-      // No target forced an edge: take any internal edge out of the entry.
-      for (const Edge& e : g.edges(entry))
-        if (inside(entry, e)) {
-          cycle.states.push_back(e.target);
-          cycle.edges.push_back(e);
-          break;
-        }
-    }
-    if (cycle.states.back() != entry) {
-      auto back = paths.find(cycle.states.back(), inside, [&](StateId s) { return s == entry; });
-      // find() with goal(from) true returns an empty path; entry != back here.
-      append(cycle, *back);
-    }
-  }
-  for (StateId s : members) in_scc[s] = 0;
-  return cycle;
+  auto inside = [&](StateId, const Edge& e) { return sub.kind_kept(e) && in_scc(e.target); };
+  return cycle_through(targets, entry, [&](StateId from, StateId to) {
+    return *paths.find_by_levels(from, inside, [&](StateId s) { return s == to; });
+  });
 }
 
-Path stem_path(const StateGraph& g, StemStates stem_states, const std::vector<char>& goal, Cancellation& cancel,
+Path stem_path(const StateGraph& g, StemStates stem_states, const StatePredicate& goal, Cancellation& cancel,
                std::vector<LocalIndex>& buffer) {
   auto allowed = [&](StateId, const Edge& e) { return !stem_states || (*stem_states)(e.target); };
   PathFinder paths(g, cancel, std::move(buffer));
-  auto stem = paths.find_by_levels(0, allowed, [&](StateId s) { return goal[s] != 0; });
+  auto stem = paths.find_by_levels(0, allowed, goal);
   if (!stem) throw std::logic_error("analysis: no stem to a fair SCC");
   buffer = paths.release();
   return std::move(*stem);
@@ -215,13 +143,10 @@ Lasso join_lasso(const Path& stem, const Path& cycle) {
   return l;
 }
 
-Lasso build_lasso(const StateGraph& g, const Subgraph& sub, const std::vector<StateId>& members,
-                  const CycleTargets& targets, StemStates stem_states, std::vector<char>& in_scc,
-                  std::vector<LocalIndex> buffer) {
-  for (StateId s : members) in_scc[s] = 1;
+Lasso build_lasso(const StateGraph& g, const Subgraph& sub, const StatePredicate& in_scc, const CycleTargets& targets,
+                  StemStates stem_states, std::vector<LocalIndex> buffer) {
   Path stem = stem_path(g, stem_states, in_scc, *sub.cancel, buffer);
-  for (StateId s : members) in_scc[s] = 0;
-  return join_lasso(stem, build_cycle(g, sub, members, targets, stem.states.back(), in_scc, std::move(buffer)));
+  return join_lasso(stem, build_cycle(g, sub, in_scc, targets, stem.states.back(), std::move(buffer)));
 }
 
 }  // namespace ddsmc::engine

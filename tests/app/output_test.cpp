@@ -96,7 +96,7 @@ TEST(Output, FullDeviceAsStandardOutputIsNotSuccess) {
 TEST(Output, FileSizeLimitIsAWriteError) {
   std::string report = temp_file("", ".json");
   ddsmc::test::SpawnOptions limited;
-  limited.file_size_limit = 8000;  // the text report fits, the JSON (about 15 KB) does not
+  limited.file_size_limit = 4000;  // the text report (about 1 KB) fits, the JSON (about 7.5 KB) does not
   CliResult r = run_ddsmc({"check", example("ping_pong"), "--backend", "interpreted", "--json", report}, kTimeout, limited);
   EXPECT_EQ(r.exit_code, 3) << summary(r);
   EXPECT_TRUE(contains(r.err, "cannot write " + report + ": File too large")) << summary(r);

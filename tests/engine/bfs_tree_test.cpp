@@ -95,11 +95,12 @@ TEST(BfsTree, TheStemRuleGivesTheBfsTree) {
     engine::ExploreResult res = engine::explore(cm, opts);
     const engine::StateGraph& g = res.graph;
     std::vector<char> goal(g.num_states(), 0);
+    auto is_goal = [&](engine::StateId s) { return goal[s] != 0; };
     std::vector<engine::LocalIndex> buffer;
     const engine::StateId step = std::max<engine::StateId>(1, g.num_states() / 100);
     for (engine::StateId s = 0; s < g.num_states(); s += step) {
       goal[s] = 1;
-      const engine::Path p = engine::stem_path(g, nullptr, goal, engine::Cancellation::none(), buffer);
+      const engine::Path p = engine::stem_path(g, nullptr, is_goal, engine::Cancellation::none(), buffer);
       goal[s] = 0;
       EXPECT_EQ(p.states, engine::bfs_tree_path(g, s, engine::kNoState)) << name << " state " << s;
       ASSERT_EQ(p.edges.size() + 1, p.states.size());
@@ -109,7 +110,7 @@ TEST(BfsTree, TheStemRuleGivesTheBfsTree) {
     if (g.num_states() > 2) {
       const engine::StateId a = g.num_states() - 1, b = g.num_states() / 2;
       goal[a] = goal[b] = 1;
-      const engine::Path p = engine::stem_path(g, nullptr, goal, engine::Cancellation::none(), buffer);
+      const engine::Path p = engine::stem_path(g, nullptr, is_goal, engine::Cancellation::none(), buffer);
       EXPECT_EQ(p.states, engine::bfs_tree_path(g, std::min(a, b), engine::kNoState)) << name;
     }
   }

@@ -115,7 +115,7 @@ Tally compare_random_programs(uint64_t seed, int programs, engine::StateId base)
     for (auto f : {engine::Fairness::Channel, engine::Fairness::None})
       for (auto p : engine::kAllProperties) {
         const engine::Verdict a = engine::analyze(one.graph, p, f, one.complete);
-        engine::Verdict b = dist::analyze(*shard, cm.layout, p, f, many.complete,
+        engine::Verdict b = dist::analyze(*shard, p, f, many.complete,
                                           engine::Cancellation::none(), comm);
         const std::string which = std::string(engine::property_name(p)) +
                                   (f == engine::Fairness::None ? " (no fairness); " : "; ");

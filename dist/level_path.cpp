@@ -1,4 +1,4 @@
-#include "dist/stem.hpp"
+#include "dist/level_path.hpp"
 
 #include <algorithm>
 #include <array>
@@ -21,10 +21,15 @@ StateId min_over_ranks(StateId x, MPI_Comm comm) {
   return x;
 }
 
+bool any_over_ranks(bool x, MPI_Comm comm) {
+  int v = x ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_INT, MPI_MAX, comm);
+  return v != 0;
+}
+
 }  // namespace
 
-engine::Path stem_path(const Shard& shard, engine::StemStates keep, const std::vector<StateId>& goals,
-                       engine::Cancellation& cancel, MPI_Comm comm) {
+engine::Path level_path(const Shard& shard, const LevelSearch& search, engine::Cancellation& cancel, MPI_Comm comm) {
   const engine::StateGraph& g = shard.graph();
   Handles handles;
   {
@@ -34,11 +39,12 @@ engine::Path stem_path(const Shard& shard, engine::StemStates keep, const std::v
     handles = {static_cast<uint32_t>(ranks), static_cast<uint32_t>(me)};
   }
   const std::vector<StateId>& gids = shard.gids();
-  auto is_goal = [&](StateId gid) { return std::binary_search(goals.begin(), goals.end(), gid); };
+  auto take = [&](const Edge& e) { return !search.take || search.take(e); };
   engine::Path path;
-  const StateId initial = shard.initial();
-  path.states.push_back(initial);
-  if (is_goal(initial)) return path;
+  const StateId start = search.from;
+  path.states.push_back(start);
+  const auto start_local = shard.local(start);
+  if (any_over_ranks(start_local && search.goal(*start_local), comm)) return path;
   // Per local state: its parent (a global id), kNoState while unseen;
   // fresh: seen in the level being built, where its parent may still get
   // smaller.
@@ -49,12 +55,12 @@ engine::Path stem_path(const Shard& shard, engine::StemStates keep, const std::v
     fresh.assign(g.num_states(), 0);
   }));
   std::vector<StateId> level, next;
-  if (const auto l = shard.local(initial)) {
-    parent[*l] = initial;
-    level.push_back(*l);
+  if (start_local) {
+    parent[*start_local] = start;
+    level.push_back(*start_local);
   }
   auto offer = [&](StateId t, StateId from) {
-    if (keep && !(*keep)(t)) return;
+    if (search.enter && !search.enter(t)) return;
     if (parent[t] == kNoState) {
       parent[t] = from;
       fresh[t] = 1;
@@ -66,7 +72,7 @@ engine::Path stem_path(const Shard& shard, engine::StemStates keep, const std::v
   Mailbox box(comm, 2);
   StateId found = kNoState;
   for (;;) {
-    // One level: every edge out of it offers its source as its target's parent.
+    // One level: every allowed edge out of it offers its source as its target's parent.
     next.clear();
     size_t i = 0;
     for (;;) {
@@ -75,6 +81,7 @@ engine::Path stem_path(const Shard& shard, engine::StemStates keep, const std::v
           cancel.poll();
           const StateId from = gids[level[i]];
           for (const Edge& e : g.edges(level[i])) {
+            if (!take(e)) continue;
             if (handles.mine(e.target)) {
               offer(handles.local(e.target), from);
             } else {
@@ -91,31 +98,31 @@ engine::Path stem_path(const Shard& shard, engine::StemStates keep, const std::v
     StateId goal = kNoState;
     for (StateId t : next) {
       fresh[t] = 0;
-      if (is_goal(gids[t])) goal = std::min(goal, gids[t]);
+      if (search.goal(t)) goal = std::min(goal, gids[t]);
     }
     uint64_t counts[1] = {next.size()};
     MPI_Allreduce(MPI_IN_PLACE, counts, 1, MPI_UINT64_T, MPI_SUM, comm);
     found = min_over_ranks(goal, comm);
     if (found != kNoState) break;
-    if (counts[0] == 0) throw std::logic_error("dist: no stem to a fair SCC");
+    if (counts[0] == 0) throw std::logic_error("dist: no path to the goal by levels");
     level.swap(next);
   }
   // Back from the goal: each state's owner gives its parent and its own
-  // handle, then the parent's owner the first edge (in its row) into the
-  // child.
+  // handle, then the parent's owner the first allowed edge (in its row)
+  // into the child.
   std::vector<StateId> back{found};
   std::vector<Edge> edges;
-  for (StateId s = found; s != initial;) {
+  for (StateId s = found; s != start;) {
     const auto ls = shard.local(s);
     std::array<StateId, 2> ph{kNoState, kNoState};  // s's parent, s's handle
     if (ls) ph = {parent[*ls], handles.of(*ls)};
     MPI_Allreduce(MPI_IN_PLACE, ph.data(), 2, mpi_type<StateId>(), MPI_MIN, comm);
     const StateId p = ph[0];
-    if (p == kNoState) throw std::logic_error("dist: a stem state without a parent");
+    if (p == kNoState) throw std::logic_error("dist: a path state without a parent");
     uint32_t label = 0xffffffffu;
     if (const auto lp = shard.local(p))
       for (const Edge& e : g.edges(*lp))
-        if (e.target == ph[1]) {
+        if (e.target == ph[1] && take(e)) {
           label = e.label;
           break;
         }

@@ -1,0 +1,230 @@
+#include "dist/source_scc.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <stdexcept>
+
+#include "dist/handles.hpp"
+#include "dist/level_path.hpp"
+#include "dist/mailbox.hpp"
+#include "dist/mpi_types.hpp"
+#include "engine/cycle_targets.hpp"
+#include "engine/lasso.hpp"
+#include "engine/reverse_edges.hpp"
+#include "engine/source_scc.hpp"
+
+namespace ddsmc::dist {
+namespace {
+
+using engine::Edge;
+using engine::kInB;
+using engine::kInC;
+using engine::kInF;
+using engine::StateId;
+
+Handles handles_of(MPI_Comm comm) {
+  int ranks = 1, me = 0;
+  MPI_Comm_size(comm, &ranks);
+  MPI_Comm_rank(comm, &me);
+  return {static_cast<uint32_t>(ranks), static_cast<uint32_t>(me)};
+}
+
+// Runs `step` over this rank's work list while it has work or a message is
+// on the way, delivering each message (`words` per message) to `deliver`.
+template <class Step, class Deliver>
+void supersteps(Mailbox& box, Step&& step, Deliver&& deliver) {
+  for (;;) {
+    bool busy = false;
+    const engine::StopReason stop = stop_of([&] { busy = step(); });
+    if (!box.exchange(busy, stop)) return;
+    const auto& in = box.received();
+    for (size_t k = 0; k + box.words() <= in.size(); k += box.words()) deliver(&in[k]);
+  }
+}
+
+// engine/source_scc.hpp's walk over the ranks.
+class DistWalk {
+ public:
+  DistWalk(const Shard& shard, const engine::Subgraph& h, std::vector<uint8_t>& flags, engine::Cancellation& cancel,
+           MPI_Comm comm)
+      : shard_(shard), h_(h), flags_(flags), cancel_(cancel), comm_(comm), handles_(handles_of(comm)) {
+    build_reverse();
+  }
+  StateId gid(StateId s) const { return shard_.gids()[s]; }
+  std::optional<StateId> local_of(StateId gid) const { return shard_.local(gid); }
+  StateId min_over_all(StateId x) const {
+    MPI_Allreduce(MPI_IN_PLACE, &x, 1, mpi_type<StateId>(), MPI_MIN, comm_);
+    return x;
+  }
+  bool any_over_all(bool x) const {
+    int v = x ? 1 : 0;
+    MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_INT, MPI_MAX, comm_);
+    return v != 0;
+  }
+  template <class Work>
+  void local(Work&& work) const {
+    agree_on_stop(comm_, stop_of(work));
+  }
+  engine::Cancellation& cancel() const { return cancel_; }
+
+  void close(std::optional<StateId> seed, bool backward, uint8_t within, uint8_t mark) {
+    std::vector<StateId> queue;
+    auto visit = [&](StateId t) {
+      if ((flags_[t] & within) && !(flags_[t] & mark)) {
+        flags_[t] |= mark;
+        queue.push_back(t);
+      }
+    };
+    auto reach = [&](StateId handle) {
+      if (handles_.mine(handle)) {
+        visit(handles_.local(handle));
+      } else {
+        const Mailbox::Word msg[1] = {handle};
+        box_.send(handles_.owner(handle), msg);
+      }
+    };
+    if (seed) visit(*seed);
+    size_t i = 0;
+    supersteps(
+        box_,
+        [&] {
+          for (; i < queue.size() && !box_.full(); ++i) {
+            cancel_.poll();
+            const StateId v = queue[i];
+            if (backward) {
+              reverse_.for_each_source(v, reach);
+            } else {
+              for (const Edge& e : shard_.graph().edges(v))
+                if (h_.kind_kept(e)) reach(e.target);
+            }
+          }
+          return i < queue.size();
+        },
+        [&](const Mailbox::Word* m) { visit(handles_.local(m[0])); });
+  }
+
+ private:
+  // H[Z]'s edges into this rank's states, reversed (engine/reverse_edges.hpp):
+  // each pass hands every edge of H inside Z to its target's owner.
+  void build_reverse() {
+    z_edges_to_targets([&](StateId t, StateId) { reverse_.count(t); });
+    local([&] { reverse_.end_counting(); });
+    z_edges_to_targets([&](StateId t, StateId source) { reverse_.add(t, source); });
+  }
+
+  // At its target's owner, f(local target, source handle) for every edge of
+  // H whose source is in Z and whose target is in Z.
+  template <class F>
+  void z_edges_to_targets(F&& f) {
+    Mailbox box(comm_, 2);
+    auto arrive = [&](StateId local_target, StateId source) {
+      if (flags_[local_target] & kInC) f(local_target, source);
+    };
+    StateId s = 0;
+    supersteps(
+        box,
+        [&] {
+          for (; s < flags_.size() && !box.full(); ++s) {
+            if (!(flags_[s] & kInC)) continue;
+            cancel_.poll();
+            for (const Edge& e : shard_.graph().edges(s)) {
+              if (!h_.kind_kept(e)) continue;
+              if (handles_.mine(e.target)) {
+                arrive(handles_.local(e.target), handles_.of(s));
+              } else {
+                const Mailbox::Word msg[2] = {e.target, handles_.of(s)};
+                box.send(handles_.owner(e.target), msg);
+              }
+            }
+          }
+          return s < flags_.size();
+        },
+        [&](const Mailbox::Word* m) { arrive(handles_.local(m[0]), m[1]); });
+  }
+
+  const Shard& shard_;
+  const engine::Subgraph& h_;
+  std::vector<uint8_t>& flags_;
+  engine::Cancellation& cancel_;
+  MPI_Comm comm_;
+  Handles handles_;
+  Mailbox box_{comm_, 1};
+  engine::ReverseEdges<StateId> reverse_{flags_.size()};  // sources by handle
+};
+
+// The cycle targets of the SCC kInF marks: each rank collects its states
+// and the internal edges into them (whose sources' owners send them as
+// (target handle, source gid, label)), then the collectors are merged.
+std::optional<engine::CycleTargets> targets_over_ranks(const Shard& shard, const engine::Subgraph& h,
+                                                       engine::Fairness f, const std::vector<uint8_t>& flags,
+                                                       engine::Cancellation& cancel, MPI_Comm comm) {
+  const engine::StateGraph& g = shard.graph();
+  const Handles handles = handles_of(comm);
+  const std::vector<StateId>& gids = shard.gids();
+  engine::TargetCollector mine(g.num_arcs(), f, h.need_unstable);
+  auto edge_into = [&](StateId local_target, StateId source, uint32_t label) {
+    if (!(flags[local_target] & kInF)) return;
+    Edge e;
+    e.target = gids[local_target];
+    e.label = label;
+    mine.edge(source, e);
+  };
+  Mailbox box(comm, 3);
+  StateId s = 0;
+  supersteps(
+      box,
+      [&] {
+        for (; s < flags.size() && !box.full(); ++s) {
+          if (!(flags[s] & kInF)) continue;
+          cancel.poll();
+          for (const Edge& e : g.edges(s)) {
+            if (!h.kind_kept(e)) continue;
+            if (handles.mine(e.target)) {
+              edge_into(handles.local(e.target), gids[s], e.label);
+            } else {
+              const Mailbox::Word msg[3] = {e.target, gids[s], e.label};
+              box.send(handles.owner(e.target), msg);
+            }
+          }
+          mine.state(gids[s], [&](uint32_t arc) { return g.channel_empty(s, arc); });
+        }
+        return s < flags.size();
+      },
+      [&](const Mailbox::Word* m) { edge_into(handles.local(m[0]), m[1], static_cast<uint32_t>(m[2])); });
+  const std::vector<uint64_t> words = mine.words();
+  std::vector<uint64_t> all(words.size() * handles.ranks);
+  MPI_Allgather(words.data(), static_cast<int>(words.size()), MPI_UINT64_T, all.data(),
+                static_cast<int>(words.size()), MPI_UINT64_T, comm);
+  engine::TargetCollector merged(g.num_arcs(), f, h.need_unstable), other = merged;
+  for (uint32_t r = 0; r < handles.ranks; ++r) {
+    other.from_words(all.data() + r * words.size());
+    merged.merge(other);
+  }
+  return merged.targets();
+}
+
+}  // namespace
+
+engine::Lasso lasso_in_z(const Shard& shard, const engine::Subgraph& h, engine::Fairness f,
+                         std::vector<uint8_t>& flags, engine::Cancellation& cancel, MPI_Comm comm) {
+  {
+    DistWalk walk(shard, h, flags, cancel, comm);
+    engine::find_source_scc(walk, flags);
+  }
+  const auto targets = targets_over_ranks(shard, h, f, flags, cancel, comm);
+  if (!targets) throw std::logic_error("analysis: a source SCC of the OWCTY fixpoint does not qualify");
+  auto in_f = [&](StateId local) { return (flags[local] & kInF) != 0; };
+  LevelSearch stem{shard.initial(), {}, {}, in_f};
+  if (const engine::StemStates keep = engine::stem_states_of(h)) stem.enter = *keep;
+  const engine::Path to_scc = level_path(shard, stem, cancel, comm);
+  auto kind = [&](const Edge& e) { return h.kind_kept(e); };
+  const engine::Path cycle =
+      engine::cycle_through(*targets, to_scc.states.back(), [&](StateId from, StateId to) {
+        const auto to_local = shard.local(to);
+        LevelSearch leg{from, in_f, kind, [&](StateId local) { return to_local && local == *to_local; }};
+        return level_path(shard, leg, cancel, comm);
+      });
+  return engine::join_lasso(to_scc, cycle);
+}
+
+}  // namespace ddsmc::dist
