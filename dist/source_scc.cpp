@@ -8,9 +8,9 @@
 #include "dist/level_path.hpp"
 #include "dist/mailbox.hpp"
 #include "dist/mpi_types.hpp"
+#include "dist/reverse_edges.hpp"
 #include "engine/cycle_targets.hpp"
 #include "engine/lasso.hpp"
-#include "engine/reverse_edges.hpp"
 #include "engine/source_scc.hpp"
 
 namespace ddsmc::dist {
@@ -67,6 +67,15 @@ class DistWalk {
   }
   engine::Cancellation& cancel() const { return cancel_; }
 
+  // B by a backward closure from p inside C, then F by a forward one inside B.
+  void split(std::optional<StateId> p) {
+    close(p, true, kInC, kInB);
+    close(p, false, kInB, kInF);
+  }
+
+ private:
+  // Marks `mark` on the seed (a state of `within`) and on every state of
+  // `within` it reaches (backward: that reaches it) along H's edges.
   void close(std::optional<StateId> seed, bool backward, uint8_t within, uint8_t mark) {
     std::vector<StateId> queue;
     auto visit = [&](StateId t) {
@@ -103,8 +112,7 @@ class DistWalk {
         [&](const Mailbox::Word* m) { visit(handles_.local(m[0])); });
   }
 
- private:
-  // H[Z]'s edges into this rank's states, reversed (engine/reverse_edges.hpp):
+  // H[Z]'s edges into this rank's states, reversed (dist/reverse_edges.hpp):
   // each pass hands every edge of H inside Z to its target's owner.
   void build_reverse() {
     z_edges_to_targets([&](StateId t, StateId) { reverse_.count(t); });
@@ -149,7 +157,7 @@ class DistWalk {
   MPI_Comm comm_;
   Handles handles_;
   Mailbox box_{comm_, 1};
-  engine::ReverseEdges<StateId> reverse_{flags_.size()};  // sources by handle
+  ReverseEdges reverse_{flags_.size()};  // sources by handle
 };
 
 // The cycle targets of the SCC kInF marks: each rank collects its states

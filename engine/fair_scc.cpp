@@ -6,7 +6,6 @@
 
 #include "engine/lasso.hpp"
 #include "engine/owcty.hpp"
-#include "engine/reverse_edges.hpp"
 #include "engine/source_scc.hpp"
 
 namespace ddsmc::engine {
@@ -123,17 +122,14 @@ std::optional<Lasso> search(const StateGraph& g, const Subgraph& sub, Fairness f
                      std::move(scc->buffer));
 }
 
-// engine/source_scc.hpp's walk in one process: closures by sequential BFS,
-// backwards through the reversed edges of H[Z] (engine/reverse_edges.hpp:
-// 8 bytes per state and 4 per edge of H inside Z, built once).
-class LocalWalk {
+// engine/source_scc.hpp's walk in one process. A turn's split is one
+// Tarjan over H[C] (the finder above: 4 bytes and a bit per state, no
+// reversed edges): it pops the SCCs of H[C] successors first, so when an
+// SCC is popped, whether it reaches p is known from its edges: it holds p,
+// or an edge leaves it for a state already marked B.
+class TarjanWalk {
  public:
-  LocalWalk(const StateGraph& g, const Subgraph& h, std::vector<uint8_t>& flags)
-      : g_(g), h_(h), flags_(flags), reverse_(flags.size()) {
-    for_each_z_edge([&](StateId, StateId t) { reverse_.count(t); });
-    reverse_.end_counting();
-    for_each_z_edge([&](StateId s, StateId t) { reverse_.add(t, static_cast<LocalIndex>(s)); });
-  }
+  TarjanWalk(const StateGraph& g, const Subgraph& h, std::vector<uint8_t>& flags) : g_(g), h_(h), flags_(flags) {}
   StateId gid(StateId s) const { return s; }
   std::optional<StateId> local_of(StateId gid) const { return gid; }
   StateId min_over_all(StateId x) const { return x; }
@@ -144,43 +140,31 @@ class LocalWalk {
   }
   Cancellation& cancel() const { return *h_.cancel; }
 
-  void close(std::optional<StateId> seed, bool backward, uint8_t within, uint8_t mark) {
-    std::vector<StateId> queue;
-    auto visit = [&](StateId t) {
-      if ((flags_[t] & within) && !(flags_[t] & mark)) {
-        flags_[t] |= mark;
-        queue.push_back(t);
+  void split(std::optional<StateId> p) {
+    Subgraph in_c = h_;
+    in_c.keep_state = [&](StateId s) { return (flags_[s] & kInC) != 0; };
+    SccFinder finder(g_, in_c);
+    auto on_scc = [&](const std::vector<StateId>& members) {
+      const bool has_p = std::find(members.begin(), members.end(), *p) != members.end();
+      if (has_p || leaves_for_b(members)) {
+        for (StateId m : members) flags_[m] |= has_p ? (kInB | kInF) : kInB;
       }
+      return false;
     };
-    if (seed) visit(*seed);
-    for (size_t i = 0; i < queue.size(); ++i) {
-      h_.cancel->poll();
-      const StateId v = queue[i];
-      if (backward) {
-        reverse_.for_each_source(v, visit);
-      } else {
-        for (const Edge& e : g_.edges(v))
-          if (h_.kind_kept(e)) visit(e.target);
-      }
-    }
+    for (StateId s = 0; s < g_.num_states(); ++s) finder.run_from(s, on_scc);
   }
 
  private:
-  // f(source, target) for every edge of H inside Z.
-  template <class F>
-  void for_each_z_edge(F&& f) const {
-    for (StateId s = 0; s < flags_.size(); ++s) {
-      if (!(flags_[s] & kInC)) continue;
-      h_.cancel->poll();
-      for (const Edge& e : g_.edges(s))
-        if (h_.kind_kept(e) && (flags_[e.target] & kInC)) f(s, e.target);
-    }
+  bool leaves_for_b(const std::vector<StateId>& members) const {
+    for (StateId m : members)
+      for (const Edge& e : g_.edges(m))
+        if (h_.kind_kept(e) && (flags_[e.target] & kInB)) return true;
+    return false;
   }
 
   const StateGraph& g_;
   const Subgraph& h_;
   std::vector<uint8_t>& flags_;
-  ReverseEdges<LocalIndex> reverse_;
 };
 
 // The lasso through the source SCC of H[Z] that engine/source_scc.hpp
@@ -203,7 +187,7 @@ Lasso lasso_in_z(const StateGraph& g, const Subgraph& h, Fairness f, std::vector
 }  // namespace
 
 void mark_source_scc(const StateGraph& g, const Subgraph& h, std::vector<uint8_t>& flags) {
-  LocalWalk walk(g, h, flags);
+  TarjanWalk walk(g, h, flags);
   find_source_scc(walk, flags);
 }
 

@@ -20,10 +20,13 @@
 // A walk provides, over its states by local id (ascending with the global
 // ids):
 //   StateId gid(StateId local);  std::optional<StateId> local_of(StateId gid);
-//   void close(std::optional<StateId> seed, bool backward, uint8_t within, uint8_t mark);
-//     marks `mark` on the seed (a state of `within`) and on every state of
-//     `within` it reaches (backward: that reaches it) along H's edges;
-//     collective: the seed is given by its owner, nullopt elsewhere;
+//   void split(std::optional<StateId> p);
+//     marks kInB on the states of C that reach p inside C (p included)
+//     and kInF on those of them that p reaches (p's SCC in H[C]), along
+//     H's edges; collective: p is given by its owner, nullopt elsewhere.
+//     (Over the ranks: a backward closure through reversed edges, then a
+//     forward one; in one process: one Tarjan, which needs no reversed
+//     edges.)
 //   StateId min_over_all(StateId);  bool any_over_all(bool);
 //   template <class Work> void local(Work&&): runs a local loop (over the
 //     ranks: and agrees on how it stopped);
@@ -56,9 +59,7 @@ void find_source_scc(Walk& w, std::vector<uint8_t>& flags) {
     });
     const StateId p = w.min_over_all(least);
     if (p == kNoState) throw std::logic_error("analysis: the search for a source SCC ran out of states");
-    const auto seed = w.local_of(p);
-    w.close(seed, true, kInC, kInB);
-    w.close(seed, false, kInB, kInF);
+    w.split(w.local_of(p));
     bool rest = false;
     w.local([&] {
       for (StateId s = 0; s < flags.size() && !rest; ++s) {

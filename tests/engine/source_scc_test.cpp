@@ -1,11 +1,13 @@
-// engine/source_scc.hpp's search in one process (engine::mark_source_scc):
-// on random graphs, random sets Z and both kinds of subgraph edges, what it
-// marks is a source SCC of H[Z]: not empty, inside Z, strongly connected,
-// and reached from no other state of Z (so also maximal), checked against
-// reachability computed here state by state. (The ranks' search is the same
-// driver; DistMpi compares its lassos with these.)
+// engine/source_scc.hpp's search in one process (engine::mark_source_scc,
+// whose split is a Tarjan): on random graphs, random sets Z and both kinds
+// of subgraph edges, it marks exactly the SCC the search's definition
+// gives (simulated here on reachability computed state by state), and that
+// is a source SCC of H[Z]: not empty, inside Z, strongly connected, and
+// reached from no other state of Z (so also maximal). (The ranks' walk
+// splits by closures; DistMpi compares their lassos with these.)
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <vector>
 
@@ -39,6 +41,24 @@ std::vector<std::vector<char>> reachability(const engine::StateGraph& g, const e
   return reach;
 }
 
+// The search's answer from the reachability inside Z (inside C it is the
+// same: C is closed under predecessors in Z).
+std::vector<char> defined_scc(const std::vector<std::vector<char>>& reach, const std::vector<char>& in_z) {
+  const size_t n = in_z.size();
+  std::vector<char> c = in_z, b(n), f(n);
+  for (;;) {
+    const StateId p = static_cast<StateId>(std::find(c.begin(), c.end(), 1) - c.begin());
+    bool rest = false;
+    for (StateId s = 0; s < n; ++s) {
+      b[s] = c[s] && reach[s][p];
+      f[s] = b[s] && reach[p][s];
+      rest = rest || (b[s] && !f[s]);
+    }
+    if (!rest) return f;
+    for (StateId s = 0; s < n; ++s) c[s] = b[s] && !f[s];
+  }
+}
+
 }  // namespace
 
 TEST(SourceScc, RandomGraphsAndSetsGiveASourceSccOfHRestrictedToZ) {
@@ -64,6 +84,9 @@ TEST(SourceScc, RandomGraphsAndSetsGiveASourceSccOfHRestrictedToZ) {
     engine::mark_source_scc(g, h, flags);
 
     const auto reach = reachability(g, h, in_z);
+    const std::vector<char> want = defined_scc(reach, in_z);
+    for (StateId s = 0; s < n; ++s)
+      ASSERT_EQ((flags[s] & engine::kInF) != 0, want[s] != 0) << "round " << round << ", state " << s;
     std::vector<StateId> f;
     for (StateId s = 0; s < n; ++s)
       if (flags[s] & engine::kInF) f.push_back(s);
