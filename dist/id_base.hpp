@@ -2,10 +2,10 @@
 // ids"; issue 21): with a base B, dist::explore numbers the states from B
 // instead of 0, so every global id inside the MPI engine is the ordinary id
 // + B: the shards' gids, the records on the wire, the analysis (OWCTY, the
-// Z gather, the stem and its goals), the fetch of encodings and the bound's
-// state. Tests set B well above 2^32 to run the distributed differential
-// tests on ids that do not fit 32 bits. Counts (states, transitions) never
-// include B.
+// source SCC, the cycle targets, the stem and its goals), the fetch of
+// encodings and the bound's state. Tests set B well above 2^32 to run the
+// distributed differential tests on ids that do not fit 32 bits. Counts
+// (states, transitions) never include B.
 //
 // B is removed at exactly two boundaries, so that nothing outside the MPI
 // engine ever sees it and every output equals the one without a base:
