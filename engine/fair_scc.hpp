@@ -1,7 +1,8 @@
 // Whether a subgraph has a fair SCC, and its lasso (docs/engine.md §10):
-// the OWCTY fixpoint in parallel, then a source SCC of what survives by
-// forward-backward closures (engine/source_scc.hpp); or one sequential
-// Tarjan over the whole subgraph (the tests' oracle).
+// the OWCTY fixpoint in parallel, then a source SCC of what survives
+// (engine/source_scc.hpp's search, each of its turns one Tarjan over what
+// is left); or one sequential Tarjan over the whole subgraph (the tests'
+// oracle).
 // Internal to the analysis.
 #pragma once
 

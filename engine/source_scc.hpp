@@ -1,5 +1,5 @@
-// A source SCC of H[Z] (docs/engine.md §10), by forward-backward closures
-// from the least state, written once for one process (engine/fair_scc.cpp)
+// A source SCC of H[Z] (docs/engine.md §10), split off around the least
+// state turn by turn, written once for one process (engine/fair_scc.cpp)
 // and for the ranks (dist/source_scc.cpp), which differ only in their
 // *walk*: how a closure traverses edges and how a value is combined over
 // the ranks. Every choice depends on global ids only, so both find the
