@@ -7,6 +7,8 @@
 // the single process's rows.
 #pragma once
 
+#include <mpi.h>
+
 #include <cstdint>
 
 #include "engine/edge_store.hpp"
@@ -20,5 +22,13 @@ struct Handles {
   engine::StateId local(engine::StateId h) const { return h / ranks; }
   engine::StateId of(engine::StateId local) const { return local * ranks + me; }
 };
+
+// This rank's handles in `comm`.
+inline Handles handles_of(MPI_Comm comm) {
+  int ranks = 1, me = 0;
+  MPI_Comm_size(comm, &ranks);
+  MPI_Comm_rank(comm, &me);
+  return {static_cast<uint32_t>(ranks), static_cast<uint32_t>(me)};
+}
 
 }  // namespace ddsmc::dist

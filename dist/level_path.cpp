@@ -14,30 +14,9 @@ using engine::Edge;
 using engine::kNoState;
 using engine::StateId;
 
-namespace {
-
-StateId min_over_ranks(StateId x, MPI_Comm comm) {
-  MPI_Allreduce(MPI_IN_PLACE, &x, 1, mpi_type<StateId>(), MPI_MIN, comm);
-  return x;
-}
-
-bool any_over_ranks(bool x, MPI_Comm comm) {
-  int v = x ? 1 : 0;
-  MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_INT, MPI_MAX, comm);
-  return v != 0;
-}
-
-}  // namespace
-
 engine::Path level_path(const Shard& shard, const LevelSearch& search, engine::Cancellation& cancel, MPI_Comm comm) {
   const engine::StateGraph& g = shard.graph();
-  Handles handles;
-  {
-    int ranks = 1, me = 0;
-    MPI_Comm_size(comm, &ranks);
-    MPI_Comm_rank(comm, &me);
-    handles = {static_cast<uint32_t>(ranks), static_cast<uint32_t>(me)};
-  }
+  const Handles handles = handles_of(comm);
   const std::vector<StateId>& gids = shard.gids();
   auto take = [&](const Edge& e) { return !search.take || search.take(e); };
   engine::Path path;
@@ -75,26 +54,25 @@ engine::Path level_path(const Shard& shard, const LevelSearch& search, engine::C
     // One level: every allowed edge out of it offers its source as its target's parent.
     next.clear();
     size_t i = 0;
-    for (;;) {
-      const engine::StopReason stop = stop_of([&] {
-        for (; i < level.size() && !box.full(); ++i) {
-          cancel.poll();
-          const StateId from = gids[level[i]];
-          for (const Edge& e : g.edges(level[i])) {
-            if (!take(e)) continue;
-            if (handles.mine(e.target)) {
-              offer(handles.local(e.target), from);
-            } else {
-              const Mailbox::Word msg[2] = {e.target, from};
-              box.send(handles.owner(e.target), msg);
+    supersteps(
+        box,
+        [&] {
+          for (; i < level.size() && !box.full(); ++i) {
+            cancel.poll();
+            const StateId from = gids[level[i]];
+            for (const Edge& e : g.edges(level[i])) {
+              if (!take(e)) continue;
+              if (handles.mine(e.target)) {
+                offer(handles.local(e.target), from);
+              } else {
+                const Mailbox::Word msg[2] = {e.target, from};
+                box.send(handles.owner(e.target), msg);
+              }
             }
           }
-        }
-      });
-      if (!box.exchange(i < level.size(), stop)) break;
-      const auto& in = box.received();
-      for (size_t k = 0; k + 1 < in.size(); k += 2) offer(handles.local(in[k]), in[k + 1]);
-    }
+          return i < level.size();
+        },
+        [&](const Mailbox::Word* m) { offer(handles.local(m[0]), m[1]); });
     StateId goal = kNoState;
     for (StateId t : next) {
       fresh[t] = 0;

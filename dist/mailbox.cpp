@@ -55,4 +55,15 @@ void agree_on_stop(MPI_Comm comm, engine::StopReason stop) {
   if (worst != 0) throw engine::Cancelled(static_cast<engine::StopReason>(worst));
 }
 
+engine::StateId min_over_ranks(engine::StateId x, MPI_Comm comm) {
+  MPI_Allreduce(MPI_IN_PLACE, &x, 1, mpi_type<engine::StateId>(), MPI_MIN, comm);
+  return x;
+}
+
+bool any_over_ranks(bool x, MPI_Comm comm) {
+  int v = x ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_INT, MPI_MAX, comm);
+  return v != 0;
+}
+
 }  // namespace ddsmc::dist

@@ -82,4 +82,22 @@ engine::StopReason stop_of(Work&& work) {
 // Collective: throws Cancelled on every rank if any rank's `stop` is one.
 void agree_on_stop(MPI_Comm comm, engine::StopReason stop);
 
+// Collective: the least of every rank's x; whether any rank's x is true.
+engine::StateId min_over_ranks(engine::StateId x, MPI_Comm comm);
+bool any_over_ranks(bool x, MPI_Comm comm);
+
+// Runs `step` (true: this rank has work left) and exchanges, again and
+// again, while any rank has work left or a message on the way, delivering
+// each message received (box.words() per message) to `deliver`.
+template <class Step, class Deliver>
+void supersteps(Mailbox& box, Step&& step, Deliver&& deliver) {
+  for (;;) {
+    bool busy = false;
+    const engine::StopReason stop = stop_of([&] { busy = step(); });
+    if (!box.exchange(busy, stop)) return;
+    const auto& in = box.received();
+    for (size_t k = 0; k + box.words() <= in.size(); k += box.words()) deliver(&in[k]);
+  }
+}
+
 }  // namespace ddsmc::dist

@@ -22,26 +22,6 @@ using engine::kInC;
 using engine::kInF;
 using engine::StateId;
 
-Handles handles_of(MPI_Comm comm) {
-  int ranks = 1, me = 0;
-  MPI_Comm_size(comm, &ranks);
-  MPI_Comm_rank(comm, &me);
-  return {static_cast<uint32_t>(ranks), static_cast<uint32_t>(me)};
-}
-
-// Runs `step` over this rank's work list while it has work or a message is
-// on the way, delivering each message (`words` per message) to `deliver`.
-template <class Step, class Deliver>
-void supersteps(Mailbox& box, Step&& step, Deliver&& deliver) {
-  for (;;) {
-    bool busy = false;
-    const engine::StopReason stop = stop_of([&] { busy = step(); });
-    if (!box.exchange(busy, stop)) return;
-    const auto& in = box.received();
-    for (size_t k = 0; k + box.words() <= in.size(); k += box.words()) deliver(&in[k]);
-  }
-}
-
 // engine/source_scc.hpp's walk over the ranks.
 class DistWalk {
  public:
@@ -52,15 +32,8 @@ class DistWalk {
   }
   StateId gid(StateId s) const { return shard_.gids()[s]; }
   std::optional<StateId> local_of(StateId gid) const { return shard_.local(gid); }
-  StateId min_over_all(StateId x) const {
-    MPI_Allreduce(MPI_IN_PLACE, &x, 1, mpi_type<StateId>(), MPI_MIN, comm_);
-    return x;
-  }
-  bool any_over_all(bool x) const {
-    int v = x ? 1 : 0;
-    MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_INT, MPI_MAX, comm_);
-    return v != 0;
-  }
+  StateId min_over_all(StateId x) const { return min_over_ranks(x, comm_); }
+  bool any_over_all(bool x) const { return any_over_ranks(x, comm_); }
   template <class Work>
   void local(Work&& work) const {
     agree_on_stop(comm_, stop_of(work));
