@@ -159,6 +159,7 @@ engine::ExploreOptions explore_options(const CheckOptions& opts, CheckSetup& s, 
   eo.memory_in_use = current_rss_bytes;
   eo.max_states = opts.max_states;
   eo.on_bound = opts.on_bound == "prune" ? engine::OnBound::Prune : engine::OnBound::Stop;
+  eo.placement = *engine::PlacementRule::parse(opts.partition_key);  // (checked by the command line)
   eo.cancel = &cancel;
   eo.progress = print_progress;
   if (s.checkpoints->enabled()) {

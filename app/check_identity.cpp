@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "engine/placement.hpp"
+
 namespace ddsmc::app {
 namespace {
 
@@ -26,6 +28,13 @@ std::string network_text(const model::Network& net) {
 
 std::string bound_text(const std::optional<uint32_t>& b) { return b ? std::to_string(*b) : std::string("none"); }
 
+// The partition key's rule as parse() normalises it (nodes+arcs/1 is all):
+// the states' owners depend on it, so a checkpoint does.
+std::string placement_text(const std::string& rule) {
+  auto r = engine::PlacementRule::parse(rule);
+  return r ? r->text() : rule;
+}
+
 }  // namespace
 
 std::string check_identity(const CheckOptions& o, const model::Model& m, const std::string& model_bytes) {
@@ -34,7 +43,7 @@ std::string check_identity(const CheckOptions& o, const model::Model& m, const s
   field(id, network_text(m.network));
   for (const std::string& part : {std::to_string(m.bounds.input), bound_text(m.bounds.state),
                                   bound_text(m.bounds.channel), o.property, o.fairness, o.on_bound,
-                                  std::to_string(o.max_states)})
+                                  std::to_string(o.max_states), placement_text(o.partition_key)})
     field(id, part);
   return id;
 }

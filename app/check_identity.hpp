@@ -9,8 +9,10 @@
 // file, a pipe, the model's own declaration), the effective bounds (the
 // model's declaration or the options', so `--state-bound 0` on a model
 // declaring `state 0` changes nothing), and the options that change the
-// result: the property, fairness, --on-bound and --max-states. Not in it:
-// --threads, --backend, --memory, the output paths, the model's path.
+// result: the property, fairness, --on-bound and --max-states; and
+// --partition-key, which changes no result but which rank holds each state
+// of a checkpoint (normalised: nodes+arcs/1 is all). Not in it: --threads,
+// --backend, --memory, the output paths, the model's path.
 #pragma once
 
 #include <string>

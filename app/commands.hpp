@@ -27,6 +27,7 @@ struct CheckOptions {
   std::string fairness = "channel";
   std::string on_bound = "stop";
   size_t threads = 0;
+  std::string partition_key = "nodes+arcs/3";  // --partition-key (engine::PlacementRule)
   std::string backend = "auto";          // --backend interpreted|compiled|auto
   std::optional<std::string> memory;     // --memory LIMIT (default: default_memory_limit())
   uint64_t max_states = 0;

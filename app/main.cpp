@@ -12,6 +12,7 @@
 #include "app/memory_limit.hpp"
 #include "app/output.hpp"
 #include "app/runtime.hpp"
+#include "engine/placement.hpp"
 #include "engine/workers.hpp"
 
 namespace {
@@ -82,6 +83,15 @@ int run(int argc, char** argv) {
       ->check(CLI::IsMember({"stop", "prune"}));
   check->add_option("--threads", check_opts.threads, "worker threads (0: every CPU the process may use)")
       ->check(CLI::Validator(threads_error, "N"));
+  check->add_option("--partition-key", check_opts.partition_key,
+                    "under MPI, which parts of a state decide its rank: every node's DB and every K-th channel "
+                    "(nodes+arcs/K, default nodes+arcs/3), all (every part) or nodes (no channel)")
+      ->check(CLI::Validator(
+          [](std::string& s) {
+            return ddsmc::engine::PlacementRule::parse(s) ? std::string()
+                                                          : "not a partition key (all, nodes, nodes+arcs/K): " + s;
+          },
+          "RULE"));
   check->add_option("--backend", check_opts.backend,
                     "how steps are evaluated: compiled (the model's rules as C++, compiled and cached), "
                     "interpreted, or auto (compiled when a compiler is found; the default)")

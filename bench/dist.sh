@@ -9,6 +9,8 @@
 #   np2-1t     mpirun -np 2 ddsmc --threads 1
 #   np4-1t     mpirun -np 4 ddsmc --threads 1 (with --np4; oversubscribed on
 #              a 2-core machine: 4 ranks share 2 cores)
+#   np2-1t:RULE, np4-1t:RULE  the same with --partition-key RULE (with
+#              --also-key RULE, to set another partition beside the default)
 # Writes OUTDIR/dist.csv (one row per run: wall seconds, CPU seconds of all
 # processes together, exploration and analysis seconds, rank 0's peak RSS
 # and the largest process's over the whole run, bytes sent, states, transitions, successors and
@@ -19,22 +21,26 @@
 # successors) and per offer it processed as owner (offers time over
 # them), and the speedups. Exits 1 if states or transitions differ.
 #
-# Usage: bench/dist.sh [--reps N] [--ring N] [--np4] [BUILD_DIR [OUTDIR]]
+# Usage: bench/dist.sh [--reps N] [--ring N] [--np4] [--also-key RULE] [BUILD_DIR [OUTDIR]]
 #   --reps N  repetitions per configuration, default 3
 #   --ring N  flooding ring size, default 9 (10 takes about a minute per run)
 #   --np4     also run 4 ranks (oversubscribed here)
+#   --also-key RULE  also run the ranks with --partition-key RULE (all: the
+#             partition by every part, as before 2026-12-06)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 reps=3
 ring=9
 np4=0
+also_key=""
 positional=()
 while [ $# -gt 0 ]; do
   case $1 in
     --reps) reps=${2:?--reps takes a number}; shift ;;
     --ring) ring=${2:?--ring takes a number}; shift ;;
     --np4) np4=1 ;;
+    --also-key) also_key=${2:?--also-key takes a partition key}; shift ;;
     *) positional+=("$1") ;;
   esac
   shift
@@ -49,14 +55,16 @@ csv=$out/dist.csv
 echo "config,rep,wall_seconds,cpu_seconds,seconds,analysis_seconds,peak_rss_bytes,max_rank_peak_rss_bytes,bytes_sent,states,transitions,successors,crossing,rank0_successors,rank0_crossing,rank0_offers,rank0_seconds" > "$csv"
 
 run() {  # config rep
-  local cfg=$1 rep=$2 json=$out/run.json cmd
-  case $cfg in
+  local cfg=$1 rep=$2 json=$out/run.json cmd key=()
+  case $cfg in *:*) key=(--partition-key "${cfg#*:}") ;; esac
+  case ${cfg%%:*} in
     single-1t) cmd=("$bin" check "$model" --network "ring:$ring" --threads 1) ;;
     single-2t) cmd=("$bin" check "$model" --network "ring:$ring" --threads 2) ;;
     np1-1t) cmd=("${mpi[@]}" -np 1 "$bin" check "$model" --network "ring:$ring" --threads 1) ;;
     np2-1t) cmd=("${mpi[@]}" -np 2 "$bin" check "$model" --network "ring:$ring" --threads 1) ;;
     np4-1t) cmd=("${mpi[@]}" -np 4 "$bin" check "$model" --network "ring:$ring" --threads 1) ;;
   esac
+  cmd+=("${key[@]}")
   # (CPU seconds and the largest peak RSS: the children's, which covers
   # mpirun's ranks: they are its children, waited for; ru_maxrss is the
   # largest one process reached over the whole run, analysis included)
@@ -80,6 +88,10 @@ PY
 
 configs=(single-1t np1-1t np2-1t single-2t)
 [ "$np4" = 1 ] && configs+=(np4-1t)
+if [ -n "$also_key" ]; then
+  configs+=("np2-1t:$also_key")
+  [ "$np4" = 1 ] && configs+=("np4-1t:$also_key")
+fi
 for rep in $(seq 1 "$reps"); do
   for cfg in "${configs[@]}"; do
     echo "flooding ring:$ring $cfg, repetition $rep/$reps" >&2
@@ -99,7 +111,7 @@ for r in rows:
 med = lambda c, k: statistics.median(float(r[k]) for r in by[c])
 r0 = rows[0]
 print(f"states {r0['states']}, transitions {r0['transitions']}; medians over {len(by['np1-1t'])} runs")
-print(f"{'config':10} {'wall s':>7} {'CPU s':>7} {'explore s':>9} {'analysis s':>10} {'rank0 RSS MiB':>13} "
+print(f"{'config':14} {'wall s':>7} {'CPU s':>7} {'explore s':>9} {'analysis s':>10} {'rank0 RSS MiB':>13} "
       f"{'max rank MiB':>12} {'crossing':>8} {'sent B/trans':>12} {'us/succ r0':>10} {'us/offer r0':>11}")
 def parts_of(r):
     return dict(p.split("=") for p in r["rank0_seconds"].split(";") if p)
@@ -109,7 +121,7 @@ def per(c, part, count):  # rank 0's microseconds per counted item, median over 
 for c in by:
     succ = med(c, 'successors')
     crossing = med(c, 'crossing') / succ if succ else float("nan")
-    print(f"{c:10} {med(c,'wall_seconds'):7.2f} {med(c,'cpu_seconds'):7.2f} {med(c,'seconds'):9.2f} "
+    print(f"{c:14} {med(c,'wall_seconds'):7.2f} {med(c,'cpu_seconds'):7.2f} {med(c,'seconds'):9.2f} "
           f"{med(c,'analysis_seconds'):10.2f} {med(c,'peak_rss_bytes')/2**20:13.0f} "
           f"{med(c,'max_rank_peak_rss_bytes')/2**20:12.0f} {crossing:8.3f} "
           f"{med(c,'bytes_sent')/float(r0['transitions']):12.1f} {per(c,'expand','rank0_successors'):10.3f} "
@@ -119,9 +131,11 @@ print(f"np2-1t vs np1-1t: {med('np1-1t','wall_seconds')/med('np2-1t','wall_secon
 print(f"np2-1t vs single-2t: {med('np2-1t','wall_seconds')/med('single-2t','wall_seconds'):.2f}x the wall of two threads")
 print(f"np2-1t vs single-1t: {med('single-1t','wall_seconds')/med('np2-1t','wall_seconds'):.2f}x wall; "
       f"single-2t vs single-1t: {med('single-1t','wall_seconds')/med('single-2t','wall_seconds'):.2f}x wall")
-if 'np4-1t' in by:
-    print(f"np4-1t (oversubscribed): largest rank's peak RSS {med('np4-1t','max_rank_peak_rss_bytes')/med('single-1t','peak_rss_bytes'):.2f} of one process's")
-for c in [c for c in ("np1-1t", "np2-1t", "np4-1t") if c in by]:
+for c in [c for c in by if c.startswith("np2-1t:")]:
+    print(f"{c} vs np1-1t: {med('np1-1t','wall_seconds')/med(c,'wall_seconds'):.2f}x wall")
+for c in [c for c in by if c.startswith("np4-1t")]:
+    print(f"{c} (oversubscribed): largest rank's peak RSS {med(c,'max_rank_peak_rss_bytes')/med('single-1t','peak_rss_bytes'):.2f} of one process's")
+for c in [c for c in by if c.startswith("np")]:
     parts = [parts_of(r) for r in by[c]]
     keys = sorted(parts[0]) if parts and parts[0] else []
     print(f"{c} rank 0 by part (median s): " + ", ".join(f"{k} {statistics.median(float(p[k]) for p in parts):.2f}" for k in keys))

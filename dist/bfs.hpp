@@ -242,7 +242,7 @@ class DistBfs {
         ~Closer() { w.offers.close(w.out); }
       } closer{w};
       const Partition& partition = bfs.partition_;
-      expander.expand_split(root, [&partition](uint64_t key) { return partition.mine(key); }, each);
+      expander.expand_split(root, partition.in_key, [&partition](uint64_t key) { return partition.mine(key); }, each);
     }
     engine::Routed route(const Candidate& c, StateId source, uint64_t key);
   };
@@ -307,7 +307,8 @@ class DistBfs {
   engine::RankFigures figures_;  // finish() fills them; the shard carries them on
   Link link_;
   int ranks_, me_;
-  Partition partition_{uint32_t(ranks_), uint32_t(me_)};
+  Partition partition_{uint32_t(ranks_), uint32_t(me_),
+                       engine::key_parts(opts_.placement, system_.layout().num_nodes, system_.layout().num_arcs)};
   Handles handles_{uint32_t(ranks_), uint32_t(me_)};
   std::vector<uint32_t> new_locals_;  // per new state of the slice: its local id once committed here
   engine::StateGraph local_;     // the states this rank owns, by local id (in global id order)

@@ -1,5 +1,7 @@
 #include "engine/expander.hpp"
 
+#include "engine/placement.hpp"
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -71,26 +73,20 @@ void Expander::generate(Generator::Sink sink) {
   }
 }
 
-uint64_t placement_key(const hashing::SegmentedEncoding& e) {
-  uint64_t key = 0;
-  for (uint32_t p = 0; p + 1 < e.begin.size(); ++p)
-    key += hashing::part_key(std::string_view(e.bytes).substr(e.begin[p], e.begin[p + 1] - e.begin[p]), p);
-  return key;
-}
-
-void Expander::expand_split(uint32_t root, FunctionRef<bool(uint64_t)> here, FunctionRef<void(const Candidate&)> out) {
+void Expander::expand_split(uint32_t root, std::span<const uint8_t> in_key, FunctionRef<bool(uint64_t)> here,
+                            FunctionRef<void(const Candidate&)> out) {
   const auto& layout = system_.layout();
   load(root);
   const bool plain = !system_.may_have_fresh();
   previous_.valid = false;
-  // The expanded state's parts and their keys, which a plain step changes
-  // a few of.
+  // The expanded state's parts and the keys of those in the placement key,
+  // which a plain step changes a few of.
   const uint32_t parts = store_.parts();
   hashing::encode_segmented(current_, layout, base_enc_);
   base_keys_.resize(parts);
   uint64_t base_key = 0;
   for (uint32_t p = 0; p < parts; ++p) {
-    base_keys_[p] = hashing::part_key(std::string_view(base_enc_.bytes).substr(base_enc_.begin[p], base_enc_.begin[p + 1] - base_enc_.begin[p]), p);
+    base_keys_[p] = in_key[p] ? hashing::part_key(std::string_view(base_enc_.bytes).substr(base_enc_.begin[p], base_enc_.begin[p + 1] - base_enc_.begin[p]), p) : 0;
     base_key += base_keys_[p];
   }
   generate([&](const EdgeLabel& label, const hashing::GlobalState& succ, const StepInfo& info) {
@@ -104,7 +100,8 @@ void Expander::expand_split(uint32_t root, FunctionRef<bool(uint64_t)> here, Fun
       ++plain_;
       encode_changed(succ, *info.changed_parts);
       uint64_t key = base_key;
-      for (const auto& part : parts_) key += hashing::part_key(part.bytes, part.part) - base_keys_[part.part];
+      for (const auto& part : parts_)
+        if (in_key[part.part]) key += hashing::part_key(part.bytes, part.part) - base_keys_[part.part];
       c.place = key;
       c.here = here(key);
       if (c.here)
@@ -129,7 +126,7 @@ void Expander::expand_split(uint32_t root, FunctionRef<bool(uint64_t)> here, Fun
         c.state = &canon_.canonical_state(succ, form_);
       }
       hashing::encode_segmented(*c.state, layout, succ_enc_);
-      c.place = placement_key(succ_enc_);
+      c.place = placement_key(succ_enc_, in_key);
       c.here = here(c.place);
       if (c.here)
         c.root = store_.intern(succ_enc_);

@@ -38,7 +38,8 @@ struct Candidate {
   uint32_t root = 0;                             // of its canonical encoding in the store
   const hashing::GlobalState* state = nullptr;   // the successor (its labels are those of its class)
   bool violating = false;                        // over a bound (only under OnBound::Stop)
-  // expand_split() only: the successor's placement key (placement_key()),
+  // expand_split() only: the successor's placement key
+  // (engine/placement.hpp),
   // and whether it is interned here (`root` set); when not, either its
   // canonical encoding whole (`encoding`), or the parts in which it differs
   // from `base`, the expanded state's encoding (`changed`, by increasing
@@ -51,11 +52,6 @@ struct Candidate {
   std::span<const hashing::TreeStore::Part> changed{};
 };
 
-// A state's placement key: the sum mod 2^64 of hashing::part_key over the
-// parts of its canonical segmented encoding, which a step updates from the
-// parts it changed alone (the distributed engine places states by it).
-uint64_t placement_key(const hashing::SegmentedEncoding& e);
-
 class Expander {
  public:
   Expander(const System& system, OnBound on_bound, hashing::TreeStore& store);
@@ -63,11 +59,13 @@ class Expander {
   // The successors of the state of root `root`, in the generator's order.
   void expand(uint32_t root, FunctionRef<void(const Candidate&)> out);
   // The same when only some successors are interned here, those whose
-  // placement key here(key) accepts (the distributed engine: the states
-  // this rank owns); the others come with their canonical encoding instead
-  // (whole, or as the parts a step changed), to be interned elsewhere. The
-  // key is found from the parts a step changed, as the interning is.
-  void expand_split(uint32_t root, FunctionRef<bool(uint64_t)> here, FunctionRef<void(const Candidate&)> out);
+  // placement key over the parts `in_key` marks (engine/placement.hpp)
+  // here(key) accepts (the distributed engine: the states this rank owns);
+  // the others come with their canonical encoding instead (whole, or as
+  // the parts a step changed), to be interned elsewhere. The key is found
+  // from the parts a step changed, as the interning is.
+  void expand_split(uint32_t root, std::span<const uint8_t> in_key, FunctionRef<bool(uint64_t)> here,
+                    FunctionRef<void(const Candidate&)> out);
   // Interns the canonical form of a state given whole (the initial one, a
   // successor with fresh constants); returns its root.
   uint32_t intern(const hashing::GlobalState& s);
@@ -86,7 +84,7 @@ class Expander {
   hashing::SegmentedEncoding enc_;  // the state being expanded, then scratch
   hashing::SegmentedEncoding succ_enc_;  // expand_split(): a successor's
   hashing::SegmentedEncoding base_enc_;  // expand_split(): the expanded state's
-  std::vector<uint64_t> base_keys_;      // its part keys
+  std::vector<uint64_t> base_keys_;      // its part keys (0 for a part not in the key)
   std::vector<uint32_t> base_;      // the expanded state's tree
   std::vector<uint32_t> decoded_;   // per part: the leaf current_ holds decoded, or kUnknown
   std::vector<char> part_bytes_;     // the changed parts' encodings, one after the other

@@ -17,6 +17,7 @@
 
 #include "engine/cancel.hpp"
 #include "engine/expander.hpp"
+#include "engine/placement.hpp"
 #include "engine/state_graph.hpp"
 #include "engine/system.hpp"
 #include "hashing/canonical.hpp"
@@ -33,6 +34,8 @@ struct ExploreOptions {
   uint64_t max_states = 0;  // 0: no limit
   size_t initial_table = size_t{1} << 16;  // room in the state store to start with, in tree nodes (it grows)
   OnBound on_bound = OnBound::Stop;
+  // Under MPI: which parts of a state place it on a rank (dist/partition.hpp).
+  PlacementRule placement;
   // Polled before each state and inside each expansion (each worker polls
   // a copy): a stop request ends the exploration with reason "interrupted"
   // or "out-of-memory", dropping the level in progress. nullptr:

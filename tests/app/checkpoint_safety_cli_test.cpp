@@ -156,6 +156,34 @@ TEST(CheckpointSafetyCli, TheIdentityHasTheEffectiveBoundsNotTheOptions) {
   EXPECT_TRUE(contains(r.err, "is of another check")) << describe(r);
 }
 
+// Which rank holds a state depends on --partition-key, so a checkpoint does
+// too (as parse() normalises the rule); a rule that does not parse is a
+// usage error.
+TEST(CheckpointSafetyCli, TheIdentityHasThePartitionKey) {
+  const std::vector<std::string> check = {"check", example("flooding"), "--network", "ring:4", "--backend",
+                                          "interpreted"};
+  const std::string ckpt = fresh_dir("placement") + "/ckpt";
+  std::vector<std::string> args = check;
+  args.insert(args.end(), {"--partition-key", "all", "--checkpoint", ckpt, "--checkpoint-every", "0"});
+  CliResult r = cli(args);
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  args = check;
+  args.insert(args.end(), {"--partition-key", "nodes+arcs/1", "--resume", ckpt});
+  r = cli(args);
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_TRUE(contains(r.err, "resuming from")) << describe(r);
+  args = check;
+  args.insert(args.end(), {"--resume", ckpt});  // the default, nodes+arcs/3
+  r = cli(args);
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  EXPECT_TRUE(contains(r.err, "is of another check")) << describe(r);
+  args = check;
+  args.insert(args.end(), {"--partition-key", "nodes+arcs/0"});
+  r = cli(args);
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  EXPECT_TRUE(contains(r.err, "not a partition key")) << describe(r);
+}
+
 TEST(CheckpointSafetyCli, TheUsersFilesInTheDirectorySurviveCheckpoints) {
   const std::string dir = fresh_dir("users");
   const std::vector<std::pair<std::string, std::string>> mine = {

@@ -6,6 +6,7 @@
 // edges, cut-offs) with the same ids of the single-process graph. Then the
 // distributed analysis (every property, both fairness conditions) and the
 // bound's path must give the single-process verdicts, nodes and lassos.
+// The programs take the placement rules (engine/placement.hpp) in turn.
 // The second test does it all with a test-only id base past 2^32 added to
 // every global id (dist/id_base.hpp), which it takes off before comparing.
 // Only EXPECT_*: a rank that returned early would leave the others waiting.
@@ -58,6 +59,8 @@ void remove_base(std::optional<engine::Lasso>& lasso, engine::StateId base) {
   for (engine::Edge& e : lasso->edges) e.target -= base;
 }
 
+const engine::PlacementRule kRules[] = {{3}, {1}, {0}, {2}};
+
 struct Tally {
   int compared = 0, cut = 0, bound = 0, fresh = 0, analysed = 0;
 };
@@ -77,9 +80,13 @@ Tally compare_random_programs(uint64_t seed, int programs, engine::StateId base)
     engine::D2cSystem system(cm);
     engine::ExploreResult one = engine::explore(system, c.eo);
     if (RandomChecks::too_big(c, one)) continue;
+    // Every placement rule in turn: the partition must not change a result.
+    engine::ExploreOptions eo = c.eo;
+    eo.placement = kRules[t.compared % std::size(kRules)];
     std::unique_ptr<dist::Shard> shard;
-    engine::ExploreResult many = dist::explore(system, c.eo, comm, shard, nullptr, base);
-    const std::string what = c.what + (base ? " (id base " + std::to_string(base) + ")" : "");
+    engine::ExploreResult many = dist::explore(system, eo, comm, shard, nullptr, base);
+    const std::string what = c.what + (base ? " (id base " + std::to_string(base) + ")" : "") + ", partition key " +
+                             eo.placement.text();
     ++t.compared;
     t.cut += one.incomplete_reason == "max-states";
     t.bound += one.violation.has_value();
