@@ -4,6 +4,7 @@
 
 #include "app/report.hpp"
 #include "app/runtime.hpp"
+#include "engine/placement.hpp"
 
 namespace ddsmc::app {
 namespace {
@@ -150,6 +151,7 @@ json report_json(const CheckOutcome& o) {
                      {"rank0_successors", f.rank0_successors},
                      {"rank0_crossing_successors", f.rank0_crossing},
                      {"rank0_offers_processed", f.rank0_offers_in},
+                     {"partition_key", engine::PlacementRule::parse(o.opts.partition_key)->text()},
                      {"threads", res.threads},
                      {"backend", o.backend},
                      {"compile_seconds", o.compile_seconds},

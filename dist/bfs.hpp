@@ -97,7 +97,7 @@ struct Worker : engine::SliceWorker {
   // Successors this worker generated, those it offered to another rank,
   // and the offers it processed as owner (RankFigures).
   uint64_t successors = 0, crossing = 0, offers_in = 0;
-  std::vector<uint32_t> cache;   // scratch: its base's subtree ids
+  BaseSubtrees subtrees;         // the ids of its units' bases' subtrees
   // Where a round began (edges, replies, outboxes), to redo it.
   struct Mark {
     size_t edges, replies;
@@ -242,7 +242,11 @@ class DistBfs {
         ~Closer() { w.offers.close(w.out); }
       } closer{w};
       const Partition& partition = bfs.partition_;
-      expander.expand_split(root, partition.in_key, [&partition](uint64_t key) { return partition.mine(key); }, each);
+      if (partition.ranks == 1)  // every successor is this rank's: no key to find
+        expander.expand(root, each);
+      else
+        expander.expand_split(root, partition.in_key, [&partition](uint64_t key) { return partition.mine(key); },
+                              each);
     }
     engine::Routed route(const Candidate& c, StateId source, uint64_t key);
   };

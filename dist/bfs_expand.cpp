@@ -62,11 +62,12 @@ void DistBfs::process_offers(const RecordBatch& b) {
 void DistBfs::offer_unit(std::span<const uint8_t> record, int from, Worker& w, uint32_t& done) {
   hashing::TreeStore& tree = local_.store().tree();
   UnitReader unit(record, tree.parts(), local_.label_words(), w.unit);
-  w.cache.assign(tree.tree_size(), hashing::TreeStore::kUnknown);
+  uint32_t* cache = w.subtrees.start(tree, unit.base, unit.base_begin());
   for (uint32_t k = 0; unit.next(); ++k) {
     if (k < done) continue;
-    // Throws TreeStoreFull before anything but the store changed.
-    const uint32_t root = tree.intern_overlay(unit.base, unit.base_begin(), w.cache.data(), unit.changed());
+    // Throws TreeStoreFull before anything but the store (and the cache's
+    // ids, which stay valid) changed.
+    const uint32_t root = tree.intern_overlay(unit.base, unit.base_begin(), cache, unit.changed());
     claim(root, unit.violating, [&](uint64_t* out) { std::copy(unit.labels().begin(), unit.labels().end(), out); },
           {uint32_t(from), unit.source_local, unit.source, unit.ordinal, 0}, w);
     ++done;

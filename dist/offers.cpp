@@ -92,4 +92,32 @@ bool UnitReader::next() {
   return true;
 }
 
+uint32_t* BaseSubtrees::start(const hashing::TreeStore& tree, std::string_view base, const uint32_t* begin) {
+  const uint32_t parts = tree.parts(), size = tree.tree_size();
+  const bool comparable = begin && last_begin_.size() == size_t{parts} + 1 && ids_.size() == size;
+  if (!comparable) {
+    ids_.assign(size, hashing::TreeStore::kUnknown);
+  } else {
+    same_.assign(size, 0);
+    for (uint32_t p = 0; p < parts; ++p) {
+      const std::string_view now = base.substr(begin[p], begin[p + 1] - begin[p]);
+      const std::string_view before = std::string_view(last_).substr(last_begin_[p], last_begin_[p + 1] - last_begin_[p]);
+      same_[tree.position(p)] = now == before;
+    }
+    for (uint32_t j = parts; j < size; ++j) {  // (children come before their parent)
+      const auto [l, r] = tree.children(j);
+      same_[j] = same_[l] && same_[r];
+    }
+    for (uint32_t j = 0; j < size; ++j)
+      if (!same_[j]) ids_[j] = hashing::TreeStore::kUnknown;
+  }
+  if (begin) {
+    last_.assign(base);
+    last_begin_.assign(begin, begin + parts + 1);
+  } else {
+    last_begin_.clear();
+  }
+  return ids_.data();
+}
+
 }  // namespace ddsmc::dist

@@ -6,8 +6,9 @@
 // labels and the parts in which it differs from the base (a successor not
 // given as a patch of its source, e.g. with fresh constants, lists every
 // part). The owner interns a delta with TreeStore::intern_overlay against
-// the base, whose subtrees it interns once per unit (on demand, cached):
-// a successor costs its changed leaves and their paths to the root, and
+// the base, whose subtrees it interns once per unit (on demand, cached;
+// BaseSubtrees keeps the ids of those the next unit's base shares): a
+// successor costs its changed leaves and their paths to the root, and
 // the bytes sent per successor are those of its changed parts.
 //
 // A unit is built while its source is expanded (one worker expands one
@@ -17,6 +18,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -71,6 +73,27 @@ class UnitReader {
   uint32_t parts_;
   bool has_base_ = false;
   Scratch& scratch_;
+};
+
+// A worker's cache for TreeStore::intern_overlay kept from one unit to the
+// next: the ids of the subtrees of the last unit's base, kept where the
+// new base has the same bytes in every part below (an exact test: a
+// subtree's id is a function of those bytes; ids never move, even when
+// the store grows). A unit now holds about one successor, so without it
+// each offer would intern its base's whole tree; consecutive units share
+// many parts (sources of one slice, parts a step rarely changes).
+class BaseSubtrees {
+ public:
+  // The cache for a unit of base `base` (its part offsets `begin`; null:
+  // a unit without base), to pass to intern_overlay: every id of the last
+  // base's subtrees that the new one shares, kUnknown elsewhere.
+  uint32_t* start(const hashing::TreeStore& tree, std::string_view base, const uint32_t* begin);
+
+ private:
+  std::string last_;                // the last base's bytes
+  std::vector<uint32_t> last_begin_;  // its part offsets (empty: none)
+  std::vector<uint32_t> ids_;       // per tree position (tree_size())
+  std::vector<uint8_t> same_;       // scratch: per position, the same bytes below
 };
 
 }  // namespace ddsmc::dist

@@ -168,10 +168,12 @@ TEST(CheckpointSafetyCli, TheIdentityHasThePartitionKey) {
   CliResult r = cli(args);
   ASSERT_EQ(r.exit_code, 0) << describe(r);
   args = check;
-  args.insert(args.end(), {"--partition-key", "nodes+arcs/1", "--resume", ckpt});
+  const std::string report = fresh_dir("placement-json") + "/report.json";
+  args.insert(args.end(), {"--partition-key", "nodes+arcs/1", "--resume", ckpt, "--json", report});
   r = cli(args);
   EXPECT_EQ(r.exit_code, 0) << describe(r);
   EXPECT_TRUE(contains(r.err, "resuming from")) << describe(r);
+  EXPECT_EQ(load_json(report)["stats"]["partition_key"], "all");  // as normalised
   args = check;
   args.insert(args.end(), {"--resume", ckpt});  // the default, nodes+arcs/3
   r = cli(args);
