@@ -1,6 +1,6 @@
 // The distributed breadth-first exploration (docs/dist.md): each rank owns
-// the states whose canonical encoding's fingerprint maps to it
-// (hashing::owner_of), keeps them in its own StateStore and expands them
+// the states whose placement key maps to it (dist/partition.hpp, by the
+// rule opts.placement), keeps them in its own StateStore and expands them
 // with its own workers; successors go to their owners as byte records.
 // The ranks move through the BFS queue slice by slice together, and every
 // slice is numbered exactly as the sequential BFS numbers it (the least

@@ -1,6 +1,7 @@
 // 128-bit fingerprints of canonical state bytes (XXH3-128). Two states are
 // the same class exactly when their canonical bytes are equal; the
-// fingerprint is what the visited set and the rank partitioning key on.
+// fingerprint is what hash tables of whole states key on. The ranks'
+// partition keys on part_key sums instead (engine/placement.hpp).
 #pragma once
 
 #include <cstddef>
@@ -18,11 +19,6 @@ struct Fingerprint {
 
 Fingerprint fingerprint(const void* data, size_t size);
 inline Fingerprint fingerprint(std::string_view bytes) { return fingerprint(bytes.data(), bytes.size()); }
-
-// Which of `parts` owners (ranks, shards) a fingerprint belongs to.
-inline uint32_t owner_of(const Fingerprint& f, uint32_t parts) {
-  return static_cast<uint32_t>(f.hi % parts);
-}
 
 // The partition key of a state (which rank owns it, dist/): the sum mod
 // 2^64 of part_key over the parts of its segmented encoding (node DBs,
