@@ -44,6 +44,14 @@ json memory_json(const engine::StateGraph::Memory& m) {
           {"edge_rows", m.edge_rows},   {"edge_index", m.edge_index},   {"total", m.total()}};
 }
 
+// Each rank's graph by part (one process: its own graph's).
+json rank_memory_json(const CheckOutcome& o) {
+  if (o.figures.rank_memory.empty()) return json::array({memory_json(o.explored.memory)});
+  json ranks = json::array();
+  for (const auto& m : o.figures.rank_memory) ranks.push_back(memory_json(m));
+  return ranks;
+}
+
 json property_json(const CheckOutcome& o, const PropertyOutcome& p) {
   json pj = {{"holds", nullptr}, {"trace", nullptr}};
   if (p.stopped == engine::StopReason::InternalError) pj["reason"] = kNoLift;
@@ -145,6 +153,7 @@ json report_json(const CheckOutcome& o) {
                      {"bytes_sent", f.bytes_sent},
                      {"rank_states", f.rank_states.empty() ? std::vector<uint64_t>{res.num_states()} : f.rank_states},
                      {"rank_peak_rss_bytes", f.rank_peak_rss.empty() ? std::vector<uint64_t>{peak_rss_bytes()} : f.rank_peak_rss},
+                     {"rank_memory", rank_memory_json(o)},
                      {"rank0_seconds", rank_seconds_json(f)},
                      {"successors", f.successors},
                      {"crossing_successors", f.crossing},

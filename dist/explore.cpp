@@ -79,9 +79,18 @@ void DistBfs::finish() {
   figures.rank_states.assign(static_cast<size_t>(link_.size()), 0);
   MPI_Allgather(&owned, 1, MPI_UINT64_T, figures.rank_states.data(), 1, MPI_UINT64_T, link_.collectives());
   const engine::StateGraph::Memory m = local_.memory();
-  std::array<uint64_t, 7> mem{m.tree_nodes, m.tree_leaves, m.visited, m.roots, m.labels, m.edge_rows, m.edge_index};
-  link_.allreduce(mem, MPI_UINT64_T, MPI_SUM);
-  res_.memory = {mem[0], mem[1], mem[2], mem[3], mem[4], mem[5], mem[6]};
+  constexpr int kParts = 7;
+  const std::array<uint64_t, kParts> mem{m.tree_nodes, m.tree_leaves, m.visited, m.roots,
+                                         m.labels,     m.edge_rows,   m.edge_index};
+  std::vector<uint64_t> all(kParts * static_cast<size_t>(link_.size()));
+  MPI_Allgather(mem.data(), kParts, MPI_UINT64_T, all.data(), kParts, MPI_UINT64_T, link_.collectives());
+  for (size_t r = 0; r < all.size(); r += kParts) {
+    const uint64_t* p = &all[r];
+    figures.rank_memory.push_back({p[0], p[1], p[2], p[3], p[4], p[5], p[6]});
+    engine::StateGraph::Memory& t = res_.memory;
+    t = {t.tree_nodes + p[0], t.tree_leaves + p[1], t.visited + p[2], t.roots + p[3],
+         t.labels + p[4],     t.edge_rows + p[5],   t.edge_index + p[6]};
+  }
   figures.rank_seconds = {{"expand", times_.expand}, {"send", times_.send}, {"offers", times_.offers},
                           {"phases", times_.phases}, {"commit", times_.commit},
                           {"collectives", link_.seconds_waiting()}};

@@ -2,6 +2,8 @@
 
 #include "dist/mpi_types.hpp"
 
+#include <algorithm>
+#include <climits>
 #include <new>
 #include <stdexcept>
 
@@ -14,8 +16,8 @@ Mailbox::Mailbox(MPI_Comm comm, uint32_t words_per_message) : comm_(comm), words
   out_.resize(r);
   send_counts_.resize(r);
   recv_counts_.resize(r);
-  send_offsets_.resize(r);
   recv_offsets_.resize(r);
+  requests_.reserve(2 * r);
 }
 
 bool Mailbox::exchange(bool busy, engine::StopReason stop) {
@@ -25,27 +27,39 @@ bool Mailbox::exchange(bool busy, engine::StopReason stop) {
   in_.clear();
   if (!vote[0]) return false;
   ++supersteps_;
-  send_.clear();
-  send_.reserve(queued_);  // (at most kFullWords and one record more: reserved once, kept)
   for (size_t r = 0; r < out_.size(); ++r) {
-    send_offsets_[r] = static_cast<int>(send_.size());
+    if (out_[r].size() > size_t{INT_MAX}) throw std::length_error("dist: a mailbox queue of over 2^31 words");
     send_counts_[r] = static_cast<int>(out_[r].size());
     if (static_cast<int>(r) != me_) bytes_sent_ += out_[r].size() * sizeof(Word);
-    send_.insert(send_.end(), out_[r].begin(), out_[r].end());
-    out_[r].clear();
   }
-  queued_ = 0;
   MPI_Alltoall(send_counts_.data(), 1, MPI_INT, recv_counts_.data(), 1, MPI_INT, comm_);
   size_t total = 0;
   for (size_t r = 0; r < out_.size(); ++r) {
-    recv_offsets_[r] = static_cast<int>(total);
+    recv_offsets_[r] = total;
     total += static_cast<size_t>(recv_counts_[r]);
     if (total > size_t{1} << 30) throw std::length_error("dist: a superstep of over 2^30 words");
   }
   // (a rank that cannot hold what comes says so before the exchange)
   agree_on_stop(comm_, stop_of([&] { in_.resize(total); }));
-  MPI_Alltoallv(send_.data(), send_counts_.data(), send_offsets_.data(), mpi_type<Word>(), in_.data(),
-                recv_counts_.data(), recv_offsets_.data(), mpi_type<Word>(), comm_);
+  // In order of source rank, each source's messages in the order it sent them.
+  requests_.clear();
+  for (size_t r = 0; r < out_.size(); ++r) {
+    if (static_cast<int>(r) == me_ || recv_counts_[r] == 0) continue;
+    requests_.emplace_back();
+    MPI_Irecv(in_.data() + recv_offsets_[r], recv_counts_[r], mpi_type<Word>(), static_cast<int>(r), kTag, comm_,
+              &requests_.back());
+  }
+  for (size_t r = 0; r < out_.size(); ++r) {
+    if (static_cast<int>(r) == me_ || send_counts_[r] == 0) continue;
+    requests_.emplace_back();
+    MPI_Isend(out_[r].data(), send_counts_[r], mpi_type<Word>(), static_cast<int>(r), kTag, comm_,
+              &requests_.back());
+  }
+  const std::vector<Word>& self = out_[static_cast<size_t>(me_)];
+  std::copy(self.begin(), self.end(), in_.begin() + static_cast<std::ptrdiff_t>(recv_offsets_[static_cast<size_t>(me_)]));
+  MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+  for (auto& q : out_) q.clear();
+  queued_ = 0;
   return true;
 }
 

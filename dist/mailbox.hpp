@@ -2,8 +2,15 @@
 // "The distributed analysis"), in bulk-synchronous supersteps: each rank
 // works on its states, queuing a message per edge into a state another
 // rank owns, then every rank exchanges its queues at once
-// (MPI_Alltoallv). A message is a fixed number of 64-bit words (state ids
-// are 64-bit).
+// (the counts by MPI_Alltoall, then each queue straight from where it was
+// written to its destination, point to point with tag kTag on the
+// communicator: nothing else may use that tag there). A message is a fixed
+// number of 64-bit words (state ids are 64-bit).
+//
+// Memory: a rank's queues hold at most about kFullWords words (4 MiB)
+// before it must exchange, and what it receives in a superstep is what
+// the others queued for it: a few MiB per rank whatever the graph's size
+// (docs/dist.md, "Memory per rank").
 //
 // Termination: before each exchange the ranks agree (one MPI_Allreduce)
 // on whether any of them has work left or a message to send. When none
@@ -28,8 +35,10 @@ class Mailbox {
  public:
   using Word = engine::StateId;
 
-  // A queue holds at most this many words before its rank must exchange.
-  static constexpr size_t kFullWords = size_t{1} << 22;
+  // The queues hold at most this many words before their rank must
+  // exchange (a superstep then moves a few ms of work: cheap against it).
+  static constexpr size_t kFullWords = size_t{1} << 19;
+  static constexpr int kTag = 0x4d42;
 
   Mailbox(MPI_Comm comm, uint32_t words_per_message);
   int me() const { return me_; }
@@ -60,8 +69,10 @@ class Mailbox {
   uint32_t words_;
   std::vector<std::vector<Word>> out_;
   size_t queued_ = 0;
-  std::vector<Word> send_, in_;
-  std::vector<int> send_counts_, recv_counts_, send_offsets_, recv_offsets_;
+  std::vector<Word> in_;
+  std::vector<int> send_counts_, recv_counts_;
+  std::vector<size_t> recv_offsets_;
+  std::vector<MPI_Request> requests_;
   uint64_t supersteps_ = 0, bytes_sent_ = 0;
 };
 

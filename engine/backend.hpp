@@ -34,6 +34,7 @@ struct RankFigures {
   uint64_t bytes_sent = 0;              // over every rank, in record batches
   std::vector<uint64_t> rank_states;    // states each rank owns
   std::vector<uint64_t> rank_peak_rss;  // each rank's peak RSS at the end of the exploration
+  std::vector<StateGraph::Memory> rank_memory;  // each rank's graph by part, at the end of the exploration
   // Where rank 0's exploration time went, by part (dist/explore.cpp).
   std::vector<std::pair<std::string, double>> rank_seconds;
   // Successors over every rank, and those owned by another rank than

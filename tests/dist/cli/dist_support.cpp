@@ -198,6 +198,9 @@ void expect_same_check(const CheckRun& single, const CheckRun& dist, const Layou
   if (sa.contains("rank_states")) {
     EXPECT_EQ(sa["rank_states"], json::array({a["states"]}));
   }
+  if (sa.contains("rank_memory")) {
+    EXPECT_EQ(sa["rank_memory"], json::array({sa["memory"]}));
+  }
   if (sb.contains("ranks")) {
     EXPECT_EQ(sb["ranks"], layout.ranks) << sb.dump();
   }
@@ -231,6 +234,18 @@ void expect_same_check(const CheckRun& single, const CheckRun& dist, const Layou
     uint64_t sum = 0;
     for (const auto& n : rs) sum += n.is_number_unsigned() ? n.get<uint64_t>() : 0;
     EXPECT_EQ(json(sum), b.value("states", json())) << "rank_states " << rs.dump();
+  }
+  if (sb.contains("rank_memory")) {
+    // One entry per rank, each by part, and `memory` is their sum part by part.
+    const json& rm = sb["rank_memory"];
+    ASSERT_TRUE(rm.is_array()) << sb.dump();
+    EXPECT_EQ(rm.size(), static_cast<size_t>(layout.ranks)) << rm.dump();
+    const json memory = sb.value("memory", json::object());
+    for (auto it = memory.begin(); it != memory.end(); ++it) {
+      uint64_t sum = 0;
+      for (const auto& r : rm) sum += r.value(it.key(), uint64_t{0});
+      EXPECT_EQ(json(sum), it.value()) << "rank_memory's " << it.key() << ": " << rm.dump();
+    }
   }
 
   // replay accepts the distributed run's traces.
