@@ -19,7 +19,9 @@
 # CPU, crossing fraction, bytes sent per transition, per-rank peak RSS,
 # rank 0's microseconds per successor it expanded (expand time over its
 # successors) and per offer it processed as owner (offers time over
-# them), and the speedups. Exits 1 if states or transitions differ.
+# them), the speedups, and the largest process's peak by part (the graph
+# of the rank that owns the most states, by part; its global ids; the
+# rest). Exits 1 if states or transitions differ.
 #
 # Usage: bench/dist.sh [--reps N] [--ring N] [--np4] [--also-key RULE] [BUILD_DIR [OUTDIR]]
 #   --reps N  repetitions per configuration, default 3
@@ -52,7 +54,7 @@ bin=$(realpath "$build/ddsmc")
 model=$(realpath examples/flooding.d2c)
 mpi=(mpirun --oversubscribe --allow-run-as-root)
 csv=$out/dist.csv
-echo "config,rep,wall_seconds,cpu_seconds,seconds,analysis_seconds,peak_rss_bytes,max_rank_peak_rss_bytes,bytes_sent,states,transitions,successors,crossing,rank0_successors,rank0_crossing,rank0_offers,rank0_seconds" > "$csv"
+echo "config,rep,wall_seconds,cpu_seconds,seconds,analysis_seconds,peak_rss_bytes,max_rank_peak_rss_bytes,bytes_sent,states,transitions,successors,crossing,rank0_successors,rank0_crossing,rank0_offers,rank0_seconds,largest_rank_states,largest_rank_graph" > "$csv"
 
 run() {  # config rep
   local cfg=$1 rep=$2 json=$out/run.json cmd key=()
@@ -79,10 +81,15 @@ j = json.load(open(path))
 s = j["stats"]
 parts = ";".join(f"{k}={v:.3f}" for k, v in sorted(s.get("rank0_seconds", {}).items()))
 g = lambda k: s.get(k, 0)
+# the rank that owns the most states, and its graph's bytes by part
+owned = s.get("rank_states", [j["states"]])
+big = max(range(len(owned)), key=lambda r: owned[r])
+graph = s.get("rank_memory", [s["memory"]])[big]
+graph = ";".join(f"{k}={v}" for k, v in sorted(graph.items()))
 print(f"{cfg},{rep},{wall:.3f},{ru.ru_utime + ru.ru_stime:.3f},{s['seconds']:.3f},{s['analysis_seconds']:.3f},"
       f"{s['peak_rss_bytes']},{ru.ru_maxrss * 1024},{g('bytes_sent')},{j['states']},{j['transitions']},"
       f"{g('successors')},{g('crossing_successors')},{g('rank0_successors')},{g('rank0_crossing_successors')},"
-      f"{g('rank0_offers_processed')},{parts}")
+      f"{g('rank0_offers_processed')},{parts},{owned[big]},{graph}")
 PY
 }
 
@@ -135,6 +142,18 @@ for c in [c for c in by if c.startswith("np2-1t:")]:
     print(f"{c} vs np1-1t: {med('np1-1t','wall_seconds')/med(c,'wall_seconds'):.2f}x wall")
 for c in [c for c in by if c.startswith("np4-1t")]:
     print(f"{c} (oversubscribed): largest rank's peak RSS {med(c,'max_rank_peak_rss_bytes')/med('single-1t','peak_rss_bytes'):.2f} of one process's")
+# The largest process's peak by part: the graph of the rank that owns the
+# most states (stats.rank_memory), its 8-byte global ids, and the rest (the
+# process and MPI, and the exploration's per-slice buffers).
+for c in by:
+    graphs = [dict(p.split("=") for p in r["largest_rank_graph"].split(";")) for r in by[c]]
+    mib = lambda k: statistics.median(float(g[k]) for g in graphs) / 2**20
+    ids = 0 if c.startswith("single") else med(c, "largest_rank_states") * 8 / 2**20
+    rest = med(c, "max_rank_peak_rss_bytes") / 2**20 - mib("total") - ids
+    print(f"{c} largest peak {med(c,'max_rank_peak_rss_bytes')/2**20:.0f} MiB: graph {mib('total'):.0f} (edges "
+          f"{mib('edge_rows') + mib('edge_index'):.0f}, tree {mib('tree_nodes') + mib('tree_leaves'):.0f}, visited/roots/labels "
+          f"{mib('visited') + mib('roots') + mib('labels'):.0f}), global ids {ids:.0f}, the rest {rest:.0f} "
+          f"({med(c,'largest_rank_states'):.0f} states)")
 for c in [c for c in by if c.startswith("np")]:
     parts = [parts_of(r) for r in by[c]]
     keys = sorted(parts[0]) if parts and parts[0] else []
