@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "dist/handles.hpp"
 #include "dist/level_path.hpp"
 #include "dist/mailbox.hpp"
 #include "dist/owcty.hpp"
@@ -58,10 +59,24 @@ class Analysis {
   int rank_ = 0;
 };
 
+// At one rank the shard is the whole graph and its handles are its local
+// ids (dist/handles.hpp): the one process's analysis runs on it, on the
+// rank's workers, and its lasso's ids become global.
+engine::Verdict analyze_alone(const Shard& shard, engine::Property p, engine::Fairness f, bool complete,
+                              engine::Cancellation& cancel) {
+  engine::Verdict v = engine::analyze(shard.graph(), p, f, complete, cancel);
+  if (v.lasso) {
+    for (StateId& s : v.lasso->states) s = shard.gids()[s];
+    for (engine::Edge& e : v.lasso->edges) e.target = shard.gids()[e.target];
+  }
+  return v;
+}
+
 }  // namespace
 
 engine::Verdict analyze(const Shard& shard, engine::Property p, engine::Fairness f, bool complete,
                         engine::Cancellation& cancel, MPI_Comm comm) {
+  if (handles_of(comm).ranks == 1) return analyze_alone(shard, p, f, complete, cancel);
   Analysis a(shard, f, cancel, comm);
   auto ever_faulty = [&] { return a.ever_faulty_nodes(); };
   auto find = [&](const engine::Subgraph& h, engine::AnalysisStats& stats, std::optional<engine::Lasso>& lasso) {

@@ -8,7 +8,9 @@
 //   - when Z is not empty, the lasso through a source SCC of H[Z] over the
 //     ranks (dist/source_scc.hpp), with no gather of Z.
 // Each step computes what the single-process analyze() computes, so the
-// verdicts and lassos are its own.
+// verdicts and lassos are its own. At one rank it is engine::analyze
+// itself, on the shard (whose handles are its local ids), on the caller's
+// task arena.
 #pragma once
 
 #include <mpi.h>
