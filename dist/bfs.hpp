@@ -74,13 +74,18 @@ enum Kind : uint8_t {
   kReply = 3,      // owner -> source rank: the target id of a step
 };
 
-// An offer processed by its owner: whom to tell the step's target.
+// An offer processed by its owner, or a step claimed where it was found:
+// whom to tell the step's target. One per successor this rank owns in a
+// slice (about a million in a slice of kSlice sources at ring:10), so it
+// is kept to 24 bytes: the source by its place in the slice, which the
+// discovery keys (engine/slice.hpp) already hold in 32 bits.
 struct Reply {
   uint32_t rank, source_local;
-  StateId source_gid;
   uint32_t ordinal;
+  uint32_t source_in_slice;  // the source's global id less the slice's first
   StateId ref;  // the target's handle (dist/handles.hpp), or kProvisionalTarget | its index among the new states
 };
+static_assert(sizeof(Reply) == 24);
 
 // A worker: the kernel's (expander, edges) and the offers it writes and
 // processes.

@@ -16,7 +16,7 @@ void DistBfs::expand(StateId la, StateId lb) {
 template <class Labels>
 bool DistBfs::claim(uint32_t root, bool violating, Labels&& labels, Reply step, Worker& w) {
   const engine::StateStore::Claim claim =
-      slice_->claim(root, violating, engine::discovery_key(step.source_gid - first_, step.ordinal), labels);
+      slice_->claim(root, violating, engine::discovery_key(step.source_in_slice, step.ordinal), labels);
   step.ref = (claim.ref & kProvisional) ? engine::provisional_target(claim.ref) : handles_.of(claim.ref);
   w.replies.push_back(step);
   return claim.inserted;
@@ -29,7 +29,7 @@ engine::Routed DistBfs::Router::route(const Candidate& c, StateId source, uint64
   if (c.here) {
     const bool inserted =
         bfs.claim(c.root, c.violating, [&](uint64_t* out) { bfs.local_.labels_of(*c.state, bfs.system_, out); },
-                  {uint32_t(bfs.me_), static_cast<uint32_t>(source), gid, ordinal, 0}, w);
+                  {uint32_t(bfs.me_), static_cast<uint32_t>(source), ordinal, static_cast<uint32_t>(gid - bfs.first_), 0}, w);
     return {kNoState, inserted};
   }
   ++w.crossing;
@@ -69,7 +69,7 @@ void DistBfs::offer_unit(std::span<const uint8_t> record, int from, Worker& w, u
     // ids, which stay valid) changed.
     const uint32_t root = tree.intern_overlay(unit.base, unit.base_begin(), cache, unit.changed());
     claim(root, unit.violating, [&](uint64_t* out) { std::copy(unit.labels().begin(), unit.labels().end(), out); },
-          {uint32_t(from), unit.source_local, unit.source, unit.ordinal, 0}, w);
+          {uint32_t(from), unit.source_local, unit.ordinal, static_cast<uint32_t>(unit.source - first_), 0}, w);
     ++done;
     ++w.offers_in;
   }

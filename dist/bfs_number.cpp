@@ -11,9 +11,9 @@ engine::Numbered DistBfs::number(StateId end, bool stop_at_violation) {
     for (const Reply& r : w->replies) {
       if (!(r.ref & kProvisionalTarget)) continue;
       const auto index = static_cast<uint32_t>(r.ref & ~kProvisionalTarget);
-      if (slice.new_state(index).key != engine::discovery_key(r.source_gid - first_, r.ordinal)) continue;
+      if (slice.new_state(index).key != engine::discovery_key(r.source_in_slice, r.ordinal)) continue;
       if (int(r.rank) == me_) {  // this rank's own step: no record
-        found.push_back({r.source_gid, r.ordinal, me_, index});
+        found.push_back({first_ + r.source_in_slice, r.ordinal, me_, index});
         continue;
       }
       rec_.clear();
@@ -113,7 +113,7 @@ StateId DistBfs::committed(const engine::Numbered& n, StateId end) {
 void DistBfs::tell_targets(StateId last) {
   for (auto& w : workers_)
     for (const Reply& r : w->replies) {
-      if (r.source_gid >= last) continue;
+      if (first_ + r.source_in_slice >= last) continue;
       StateId target = r.ref;  // its handle
       if (r.ref & kProvisionalTarget) {
         const size_t index = r.ref & ~kProvisionalTarget;
