@@ -29,7 +29,7 @@ engine::Routed DistBfs::Router::route(const Candidate& c, StateId source, uint64
   if (c.here) {
     const bool inserted =
         bfs.claim(c.root, c.violating, [&](uint64_t* out) { bfs.local_.labels_of(*c.state, bfs.system_, out); },
-                  {uint32_t(bfs.me_), static_cast<uint32_t>(source), ordinal, static_cast<uint32_t>(gid - bfs.first_), 0}, w);
+                  {uint32_t(bfs.me_), static_cast<uint32_t>(source), ordinal, static_cast<uint32_t>(engine::key_source(key)), 0}, w);
     return {kNoState, inserted};
   }
   ++w.crossing;

@@ -78,19 +78,16 @@ void DistBfs::finish() {
   uint64_t owned = local_.num_states();
   figures.rank_states.assign(static_cast<size_t>(link_.size()), 0);
   MPI_Allgather(&owned, 1, MPI_UINT64_T, figures.rank_states.data(), 1, MPI_UINT64_T, link_.collectives());
-  const engine::StateGraph::Memory m = local_.memory();
-  constexpr int kParts = 7;
-  const std::array<uint64_t, kParts> mem{m.tree_nodes, m.tree_leaves, m.visited, m.roots,
-                                         m.labels,     m.edge_rows,   m.edge_index};
-  std::vector<uint64_t> all(kParts * static_cast<size_t>(link_.size()));
-  MPI_Allgather(mem.data(), kParts, MPI_UINT64_T, all.data(), kParts, MPI_UINT64_T, link_.collectives());
-  for (size_t r = 0; r < all.size(); r += kParts) {
-    const uint64_t* p = &all[r];
-    figures.rank_memory.push_back({p[0], p[1], p[2], p[3], p[4], p[5], p[6]});
-    engine::StateGraph::Memory& t = res_.memory;
-    t = {t.tree_nodes + p[0], t.tree_leaves + p[1], t.visited + p[2], t.roots + p[3],
-         t.labels + p[4],     t.edge_rows + p[5],   t.edge_index + p[6]};
-  }
+  // Each rank's graph by part (Memory is its parts, uint64_t each, gathered
+  // as they are), and their sum.
+  using Memory = engine::StateGraph::Memory;
+  constexpr int kParts = sizeof(Memory) / sizeof(uint64_t);
+  static_assert(sizeof(Memory) == kParts * sizeof(uint64_t));
+  const Memory m = local_.memory();
+  figures.rank_memory.resize(static_cast<size_t>(link_.size()));
+  MPI_Allgather(&m, kParts, MPI_UINT64_T, figures.rank_memory.data(), kParts, MPI_UINT64_T, link_.collectives());
+  res_.memory = {};
+  for (const Memory& r : figures.rank_memory) res_.memory += r;
   figures.rank_seconds = {{"expand", times_.expand}, {"send", times_.send}, {"offers", times_.offers},
                           {"phases", times_.phases}, {"commit", times_.commit},
                           {"collectives", link_.seconds_waiting()}};

@@ -93,6 +93,11 @@ class StateGraph {
   struct Memory {
     uint64_t tree_nodes = 0, tree_leaves = 0, visited = 0, roots = 0, labels = 0, edge_rows = 0, edge_index = 0;
     uint64_t total() const { return tree_nodes + tree_leaves + visited + roots + labels + edge_rows + edge_index; }
+    Memory& operator+=(const Memory& o) {
+      tree_nodes += o.tree_nodes, tree_leaves += o.tree_leaves, visited += o.visited, roots += o.roots;
+      labels += o.labels, edge_rows += o.edge_rows, edge_index += o.edge_index;
+      return *this;
+    }
   };
   Memory memory() const;
   uint64_t memory_bytes() const { return memory().total(); }
