@@ -68,7 +68,7 @@ pid_t find_rank(Reaper& reaper, int rank, double seconds) {
 
 TEST(DistCheckProcesses, KilledRankMakesMpiexecFailWithoutHanging) {
   const std::string report = scratch();
-  // flooding on ring:9 runs for about ten seconds: long enough that rank 1
+  // flooding on ring:9 runs for about five seconds: long enough that rank 1
   // is killed in the middle of the exploration.
   Spawned s = spawn_mpi(2, {"check", example("flooding"), "--network", "ring:9", "--threads", "1", "--json", report});
   ASSERT_GT(s.pid, 0);
@@ -109,11 +109,15 @@ TEST(DistCheckProcesses, KilledRankMakesMpiexecFailWithoutHanging) {
 // seconds after that. The default, 1 s, is too short for the ranks to
 // agree and write the report on a loaded machine (this test failed under
 // load with it), so the test gives them 5 s, as docs/dist.md advises.
+// The SIGTERM then comes 5 s after the SIGINT: the check must still run
+// then. Flooding ring:9 at two ranks took about 5 s in all by 2026-12-06
+// and often ended first (mpiexec exits 1 after a complete check), so the
+// test runs ring:10 (about 40 s).
 void interrupt_check(bool signal_launcher) {
   const std::string report = scratch();
   std::vector<std::string> mca;
   if (signal_launcher) mca = {"--mca", "odls_base_sigkill_timeout", "5"};
-  Spawned s = spawn_mpi(2, {"check", example("flooding"), "--network", "ring:9", "--threads", "1", "--json", report},
+  Spawned s = spawn_mpi(2, {"check", example("flooding"), "--network", "ring:10", "--threads", "1", "--json", report},
                         mca);
   ASSERT_GT(s.pid, 0);
   Reaper reaper;
@@ -122,8 +126,8 @@ void interrupt_check(bool signal_launcher) {
   ASSERT_GT(ranks[0], 0) << read_text(s.err_path).substr(0, 3000);
   ASSERT_GT(ranks[1], 0) << read_text(s.err_path).substr(0, 3000);
   ASSERT_TRUE(wait_for_text(s.err_path, kBackendChosen, 60)) << read_text(s.err_path).substr(0, 3000);
-  // Early in the exploration (about 5 s at two ranks here): a later signal
-  // may find the exploration complete and stop the analysis instead.
+  // Early in the exploration: a later signal may find the exploration
+  // complete and stop the analysis instead.
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   reaper.record();
   ASSERT_EQ(waitpid(s.pid, nullptr, WNOHANG), 0) << "mpiexec ended before the interrupt: the run is too short";
