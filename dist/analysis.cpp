@@ -26,11 +26,7 @@ class Analysis {
   bool find_fair_scc(const engine::Subgraph& h, engine::AnalysisStats& stats, std::optional<engine::Lasso>& lasso) {
     ++stats.subgraphs;
     engine::OwctyResult z = owcty(shard_, h, f_, cancel_, comm_);
-    stats.rounds += z.rounds;
-    stats.passes += z.passes;
-    stats.survivors += z.survivors;
-    if (z.survivors == 0) return false;
-    for (uint8_t& x : z.flags) x = (x & engine::kSurvives) ? engine::kInC : 0;
+    if (!engine::take_fixpoint(z, stats)) return false;
     engine::Lasso found = lasso_in_z(shard_, h, f_, z.flags, cancel_, comm_);
     if (rank_ == 0) lasso = std::move(found);
     return true;

@@ -48,6 +48,7 @@ engine::Path level_path(const Shard& shard, const LevelSearch& search, engine::C
       parent[t] = from;
     }
   };
+  auto arrive = [&](StateId t, const Mailbox::Word* m) { offer(t, m[1]); };
   Mailbox box(comm, 2);
   StateId found = kNoState;
   for (;;) {
@@ -62,17 +63,13 @@ engine::Path level_path(const Shard& shard, const LevelSearch& search, engine::C
             const StateId from = gids[level[i]];
             for (const Edge& e : g.edges(level[i])) {
               if (!take(e)) continue;
-              if (handles.mine(e.target)) {
-                offer(handles.local(e.target), from);
-              } else {
-                const Mailbox::Word msg[2] = {e.target, from};
-                box.send(handles.owner(e.target), msg);
-              }
+              const Mailbox::Word msg[2] = {e.target, from};
+              to_owner(box, handles, msg, arrive);
             }
           }
           return i < level.size();
         },
-        [&](const Mailbox::Word* m) { offer(handles.local(m[0]), m[1]); });
+        [&](const Mailbox::Word* m) { arrive(handles.local(m[0]), m); });
     StateId goal = kNoState;
     for (StateId t : next) {
       fresh[t] = 0;

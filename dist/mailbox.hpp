@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "dist/handles.hpp"
 #include "engine/edge_store.hpp"
 #include "engine/cancel.hpp"
 
@@ -48,6 +49,12 @@ class Mailbox {
     auto& q = out_[static_cast<size_t>(to)];
     q.insert(q.end(), message, message + words_);
     queued_ += words_;
+  }
+  // Queues whole messages at once (words.size() a multiple of words()).
+  void send_all(int to, const std::vector<Word>& words) {
+    auto& q = out_[static_cast<size_t>(to)];
+    q.insert(q.end(), words.begin(), words.end());
+    queued_ += words.size();
   }
   bool full() const { return queued_ >= kFullWords; }
 
@@ -96,6 +103,16 @@ void agree_on_stop(MPI_Comm comm, engine::StopReason stop);
 // Collective: the least of every rank's x; whether any rank's x is true.
 engine::StateId min_over_ranks(engine::StateId x, MPI_Comm comm);
 bool any_over_ranks(bool x, MPI_Comm comm);
+
+// A message about a state (msg[0]: its handle; the rest: what the pass
+// carries): arrive(its local id, msg) at once when this rank owns it,
+// otherwise queued for its owner, whose supersteps deliver it (there:
+// arrive(handles.local(msg[0]), msg)).
+template <class Arrive>
+void to_owner(Mailbox& box, const Handles& handles, const Mailbox::Word* msg, Arrive&& arrive) {
+  if (handles.mine(msg[0])) arrive(handles.local(msg[0]), msg);
+  else box.send(handles.owner(msg[0]), msg);
+}
 
 // Runs `step` (true: this rank has work left) and exchanges, again and
 // again, while any rank has work left or a message on the way, delivering

@@ -6,7 +6,10 @@
 // per pass), exchanged in supersteps (dist/mailbox.hpp). The passes, rounds
 // and termination test are the single-process ones (the same template),
 // and each pass computes a set that does not depend on the order of the
-// work, so the set Z it leaves is the single-process one.
+// work, so the set Z it leaves is the single-process one. With one worker
+// per rank (the caller's task arena) the walk is sequential over plain
+// cells; with more, each superstep's local part runs the one process's
+// parallel loops (engine/owcty_loops.hpp) over atomic cells.
 #pragma once
 
 #include <mpi.h>

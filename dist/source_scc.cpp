@@ -57,13 +57,10 @@ class DistWalk {
         queue.push_back(t);
       }
     };
+    auto arrive = [&](StateId t, const Mailbox::Word*) { visit(t); };
     auto reach = [&](StateId handle) {
-      if (handles_.mine(handle)) {
-        visit(handles_.local(handle));
-      } else {
-        const Mailbox::Word msg[1] = {handle};
-        box_.send(handles_.owner(handle), msg);
-      }
+      const Mailbox::Word msg[1] = {handle};
+      to_owner(box_, handles_, msg, arrive);
     };
     if (seed) visit(*seed);
     size_t i = 0;
@@ -82,7 +79,7 @@ class DistWalk {
           }
           return i < queue.size();
         },
-        [&](const Mailbox::Word* m) { visit(handles_.local(m[0])); });
+        [&](const Mailbox::Word* m) { arrive(handles_.local(m[0]), m); });
   }
 
   // H[Z]'s edges into this rank's states, reversed (dist/reverse_edges.hpp):
@@ -98,8 +95,8 @@ class DistWalk {
   template <class F>
   void z_edges_to_targets(F&& f) {
     Mailbox box(comm_, 2);
-    auto arrive = [&](StateId local_target, StateId source) {
-      if (flags_[local_target] & kInC) f(local_target, source);
+    auto arrive = [&](StateId local_target, const Mailbox::Word* m) {
+      if (flags_[local_target] & kInC) f(local_target, m[1]);
     };
     StateId s = 0;
     supersteps(
@@ -110,17 +107,13 @@ class DistWalk {
             cancel_.poll();
             for (const Edge& e : shard_.graph().edges(s)) {
               if (!h_.kind_kept(e)) continue;
-              if (handles_.mine(e.target)) {
-                arrive(handles_.local(e.target), handles_.of(s));
-              } else {
-                const Mailbox::Word msg[2] = {e.target, handles_.of(s)};
-                box.send(handles_.owner(e.target), msg);
-              }
+              const Mailbox::Word msg[2] = {e.target, handles_.of(s)};
+              to_owner(box, handles_, msg, arrive);
             }
           }
           return s < flags_.size();
         },
-        [&](const Mailbox::Word* m) { arrive(handles_.local(m[0]), m[1]); });
+        [&](const Mailbox::Word* m) { arrive(handles_.local(m[0]), m); });
   }
 
   const Shard& shard_;
@@ -143,12 +136,13 @@ std::optional<engine::CycleTargets> targets_over_ranks(const Shard& shard, const
   const Handles handles = handles_of(comm);
   const std::vector<StateId>& gids = shard.gids();
   engine::TargetCollector mine(g.num_arcs(), f, h.need_unstable);
-  auto edge_into = [&](StateId local_target, StateId source, uint32_t label) {
+  // m: (target handle, source gid, label)
+  auto edge_into = [&](StateId local_target, const Mailbox::Word* m) {
     if (!(flags[local_target] & kInF)) return;
     Edge e;
     e.target = gids[local_target];
-    e.label = label;
-    mine.edge(source, e);
+    e.label = static_cast<uint32_t>(m[2]);
+    mine.edge(m[1], e);
   };
   Mailbox box(comm, 3);
   StateId s = 0;
@@ -160,18 +154,14 @@ std::optional<engine::CycleTargets> targets_over_ranks(const Shard& shard, const
           cancel.poll();
           for (const Edge& e : g.edges(s)) {
             if (!h.kind_kept(e)) continue;
-            if (handles.mine(e.target)) {
-              edge_into(handles.local(e.target), gids[s], e.label);
-            } else {
-              const Mailbox::Word msg[3] = {e.target, gids[s], e.label};
-              box.send(handles.owner(e.target), msg);
-            }
+            const Mailbox::Word msg[3] = {e.target, gids[s], e.label};
+            to_owner(box, handles, msg, edge_into);
           }
           mine.state(gids[s], [&](uint32_t arc) { return g.channel_empty(s, arc); });
         }
         return s < flags.size();
       },
-      [&](const Mailbox::Word* m) { edge_into(handles.local(m[0]), m[1], static_cast<uint32_t>(m[2])); });
+      [&](const Mailbox::Word* m) { edge_into(handles.local(m[0]), m); });
   const std::vector<uint64_t> words = mine.words();
   std::vector<uint64_t> all(words.size() * handles.ranks);
   MPI_Allgather(words.data(), static_cast<int>(words.size()), MPI_UINT64_T, all.data(),

@@ -197,11 +197,7 @@ std::optional<Lasso> find_fair_scc(const StateGraph& g, const Subgraph& sub, Fai
   const StemStates stem = stem_states_of(sub);
   if (!parallel) return search(g, sub, f, stem);
   OwctyResult z = owcty(g, sub, f, *sub.cancel);
-  stats.rounds += z.rounds;
-  stats.passes += z.passes;
-  stats.survivors += z.survivors;
-  if (z.survivors == 0) return std::nullopt;
-  for (uint8_t& x : z.flags) x = (x & kSurvives) ? kInC : 0;
+  if (!take_fixpoint(z, stats)) return std::nullopt;
   return lasso_in_z(g, sub, f, z.flags);
 }
 

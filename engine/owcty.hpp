@@ -13,6 +13,7 @@
 #include "engine/analysis.hpp"  // Fairness
 #include "engine/cancel.hpp"
 #include "engine/owcty_fixpoint.hpp"
+#include "engine/source_scc.hpp"  // kInC
 #include "engine/state_graph.hpp"
 #include "engine/subgraph.hpp"
 
@@ -36,5 +37,18 @@ struct OwctyResult {
 // 1/16 of them, and the levels of a propagation once they are short;
 // docs/engine.md §10).
 OwctyResult owcty(const StateGraph& g, const Subgraph& h, Fairness f, Cancellation& cancel);
+
+// What both analyses (engine/fair_scc.cpp, dist/analysis.cpp) do with a
+// fixpoint's result: its figures are added to `stats`; if Z is not empty,
+// z.flags becomes the source-SCC search's start (kInC on Z's states,
+// engine/source_scc.hpp) and the result is true.
+inline bool take_fixpoint(OwctyResult& z, AnalysisStats& stats) {
+  stats.rounds += z.rounds;
+  stats.passes += z.passes;
+  stats.survivors += z.survivors;
+  if (z.survivors == 0) return false;
+  for (uint8_t& x : z.flags) x = (x & kSurvives) ? kInC : 0;
+  return true;
+}
 
 }  // namespace ddsmc::engine

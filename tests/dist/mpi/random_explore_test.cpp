@@ -5,13 +5,15 @@
 // isomorphic: every rank compares the states it owns (encodings, labels,
 // edges, cut-offs) with the same ids of the single-process graph. Then the
 // distributed analysis (every property, both fairness conditions) and the
-// bound's path must give the single-process verdicts, nodes and lassos.
+// bound's path must give the single-process verdicts, nodes and lassos, on
+// one worker per rank and on four.
 // The programs take the placement rules (engine/placement.hpp) in turn.
 // The second test does it all with a test-only id base past 2^32 added to
 // every global id (dist/id_base.hpp), which it takes off before comparing.
 // Only EXPECT_*: a rank that returned early would leave the others waiting.
 #include <gtest/gtest.h>
 #include <mpi.h>
+#include <tbb/task_arena.h>
 
 #include <algorithm>
 #include <memory>
@@ -119,25 +121,31 @@ Tally compare_random_programs(uint64_t seed, int programs, engine::StateId base)
       EXPECT_EQ(a, b) << "the bound's path; " << what;
       continue;  // (nothing is analysed past a bound)
     }
-    for (auto f : {engine::Fairness::Channel, engine::Fairness::None})
-      for (auto p : engine::kAllProperties) {
-        const engine::Verdict a = engine::analyze(one.graph, p, f, one.complete);
-        engine::Verdict b = dist::analyze(*shard, p, f, many.complete,
-                                          engine::Cancellation::none(), comm);
-        const std::string which = std::string(engine::property_name(p)) +
-                                  (f == engine::Fairness::None ? " (no fairness); " : "; ");
-        EXPECT_EQ(a.holds, b.holds) << which << what;
-        EXPECT_EQ(a.node, b.node) << which << what;
-        EXPECT_EQ(a.stats.survivors, b.stats.survivors) << which << what;
-        if (root) {
-          if (base && b.lasso) {
-            for (engine::StateId s : b.lasso->states) EXPECT_GE(s, base) << which << what;
+    // On one worker per rank and on four (the passes' threaded walk, dist/owcty.cpp).
+    for (int workers : {1, 4}) {
+      for (auto f : {engine::Fairness::Channel, engine::Fairness::None})
+        for (auto p : engine::kAllProperties) {
+          const engine::Verdict a = engine::analyze(one.graph, p, f, one.complete);
+          engine::Verdict b;
+          tbb::task_arena(workers).execute([&] {
+            b = dist::analyze(*shard, p, f, many.complete, engine::Cancellation::none(), comm);
+          });
+          const std::string which = std::string(engine::property_name(p)) +
+                                    (f == engine::Fairness::None ? " (no fairness); " : "; ") +
+                                    std::to_string(workers) + " worker(s); ";
+          EXPECT_EQ(a.holds, b.holds) << which << what;
+          EXPECT_EQ(a.node, b.node) << which << what;
+          EXPECT_EQ(a.stats.survivors, b.stats.survivors) << which << what;
+          if (root) {
+            if (base && b.lasso) {
+              for (engine::StateId s : b.lasso->states) EXPECT_GE(s, base) << which << what;
+            }
+            remove_base(b.lasso, base);
+            EXPECT_EQ(lasso_difference(a.lasso, b.lasso), "") << which << what;
           }
-          remove_base(b.lasso, base);
-          EXPECT_EQ(lasso_difference(a.lasso, b.lasso), "") << which << what;
+          t.analysed += workers == 1 && a.lasso.has_value();
         }
-        t.analysed += a.lasso.has_value();
-      }
+    }
   }
   return t;
 }
