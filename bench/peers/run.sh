@@ -28,6 +28,11 @@
 #   SPIN   spin -a -DN=n; pan compiled with -DSAFETY -DNOREDUCE (plain
 #          exhaustive reachability, no partial-order reduction), hash table
 #          (-w) sized to the state count, as pan's own hint would advise.
+#          Two encodings: SPIN, flooding.pml (a process per node, a byte
+#          per channel and per fact), and SPIN-p, flooding_packed.sh's
+#          (one process, every channel and fact a bit of four N-bit
+#          fields: the tightest we know, and the one ddsmc is measured
+#          against, issue 22).
 #   Rumur  --deadlock-detection off (the final all-empty state has no
 #          enabled rule), no symmetry (plain subrange indices), cc -O3.
 # The "transitions" of the three tools mean different things (column kind):
@@ -183,13 +188,20 @@ except Exception as e:
   [ "$threads" -ne 1 ] || ddsmc_states=$states
 }
 
-run_spin() {  # ring states_hint
-  local n=$1 hint=$2 dir=$work/spin-$1 t w
+run_spin() {  # ring states_hint [packed]
+  local n=$1 hint=$2 packed=${3:-} dir t w tool=SPIN
+  [ -z "$packed" ] || tool=SPIN-p
+  dir=$work/$tool-$n
   mkdir -p "$dir"
   t=$(now)
-  if ! (cd "$dir" && spin -DN="$n" -a "$here/flooding.pml" >spin.log 2>&1 \
+  if [ -n "$packed" ]; then
+    "$here/flooding_packed.sh" "$n" >"$dir/flooding.pml"
+  else
+    cp "$here/flooding.pml" "$dir/flooding.pml"
+  fi
+  if ! (cd "$dir" && spin -DN="$n" -a flooding.pml >spin.log 2>&1 \
         && "$cc" -O2 -w -DSAFETY -DNOREDUCE -o pan pan.c >cc.log 2>&1); then
-    row SPIN "$n" ? ? s+m 0 0 - "build failed ($dir)"; cat "$dir"/*.log >&2; return
+    row "$tool" "$n" ? ? s+m 0 0 - "build failed ($dir)"; cat "$dir"/*.log >&2; return
   fi
   local built; built=$(since "$t")
   # -w: log2 of the hash table's slots, at least the state count (pan's default is 19)
@@ -202,7 +214,7 @@ run_spin() {  # ring states_hint
   errors=$(sed -n 's/.*errors: \([0-9]*\).*/\1/p' "$dir/pan.out")
   [ "$errors" = 0 ] || note="errors: ${errors:-?}"
   [ "$rc" -eq 0 ] || note="exit $rc $note"
-  row SPIN "$n" "${states:-?}" "${trans:-?}" s+m "$secs" "$rss" "$built" "$note"
+  row "$tool" "$n" "${states:-?}" "${trans:-?}" s+m "$secs" "$rss" "$built" "$note"
 }
 
 run_rumur() {  # ring
@@ -229,7 +241,7 @@ for n in "${rings[@]}"; do
   run_ddsmc "$n"
   if [ "$ddsmc_threads" -ne 1 ]; then run_ddsmc "$n" "$ddsmc_threads"; fi
   if [ $interpreted -eq 1 ]; then run_ddsmc "$n" 1 interpreted; fi
-  if [ $have_spin -eq 1 ]; then run_spin "$n" "$ddsmc_states"; fi
+  if [ $have_spin -eq 1 ]; then run_spin "$n" "$ddsmc_states"; run_spin "$n" "$ddsmc_states" packed; fi
   if [ $have_rumur -eq 1 ]; then run_rumur "$n"; fi
 done
 
@@ -258,7 +270,7 @@ for tool, ring, states, trans, kind, secs, rss, built, note in rows:
     print(f"{ring:<5} {tool:<8} {fmt_int(states):>11} {fmt_int(trans):>12} {kind:<5} {t or 0:8.3f} "
           f"{rate:>12} {(r or 0) / 2**20:12.1f} {bps:>9} {built:>7}  {note}")
 rings = sorted({r for r, _ in by}, key=int)
-peers = [p for p in ("SPIN", "Rumur") if any((r, p) in by for r in rings)]
+peers = [p for p in ("SPIN", "SPIN-p", "Rumur") if any((r, p) in by for r in rings)]
 if peers:
     print()
     print("ratios ddsmc/peer (> 1: ddsmc takes more): seconds, peak RSS; states equal?")
