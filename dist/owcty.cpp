@@ -179,15 +179,8 @@ class ThreadedMailboxWalk {
 
  private:
   static constexpr StateId kSegment = StateId{1} << 13;  // states per loop of a sweep
-  // A propagation's work list: the one process's thresholds (engine/owcty.cpp).
-  static constexpr uint64_t kSweepAbove = 16, kListUnder = 64;
-
   // Puts s on the work list; true if it was not.
-  bool pend(StateId s) {
-    if ((cells_.flags(s) & engine::kPending) || !cells_.set_flags(s, engine::kPending)) return false;
-    if (by_levels_) next_.push(s);
-    return true;
-  }
+  bool pend(StateId s) { return loops::pend(cells_, s, by_levels_ ? &next_ : nullptr); }
   // An edge into h (a global id), inside a loop: 1 if its state went on this rank's list.
   template <class Apply>
   int64_t route(StateId h, Apply& apply) {
@@ -278,7 +271,7 @@ class ThreadedMailboxWalk {
     }
     const uint64_t pending = p.put - p.done;
     if (pending == 0) return false;
-    if (!by_levels_ && pending * kListUnder >= n_) {
+    if (!by_levels_ && pending * loops::kListUnder >= n_) {
       p.sweeping = true, p.cursor = 0;  // another sweep
       return true;
     }
@@ -289,7 +282,7 @@ class ThreadedMailboxWalk {
         return 0;
       });
       by_levels_ = true;
-    } else if (pending * kSweepAbove >= n_) {
+    } else if (pending * loops::kSweepAbove >= n_) {
       next_.clear();  // (every state on it is pending: the sweep meets it)
       by_levels_ = false;
       p.sweeping = true, p.cursor = 0;

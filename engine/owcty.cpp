@@ -18,11 +18,6 @@ using namespace owcty_loops;
 // states once Z is this many times smaller than the graph; the list is
 // rebuilt when it holds 4 times more states than Z.
 constexpr uint64_t kListBelow = 16;
-// A propagation sweeps its domain while the work list holds at least
-// 1/kSweepAbove of it, and goes level by level through explicit lists of
-// states once the work list holds less than 1/kListUnder of it.
-constexpr uint64_t kSweepAbove = 16;
-constexpr uint64_t kListUnder = 64;
 
 // How the fixpoint's passes go in one process. Passes over Z sweep all
 // states, or, once Z is small, a list of its states (narrow()). A
@@ -100,11 +95,7 @@ class SharedMemoryWalk {
   // level by level through explicit lists.
   //
   // Puts s on the work list; true if it was not.
-  bool pend(StateId s) {
-    if ((cells_.flags(s) & kPending) || !cells_.set_flags(s, kPending)) return false;
-    if (by_levels_) next_.push(s);
-    return true;
-  }
+  bool pend(StateId s) { return owcty_loops::pend(cells_, s, by_levels_ ? &next_ : nullptr); }
   // Runs the work list to its end. Either seed() is called once for every
   // state of the domain in a first sweep (by_levels = false), or the list
   // starts as current_ (by_levels = true; seed is not called). Returns how

@@ -16,12 +16,18 @@
 
 #include "engine/cancel.hpp"
 #include "engine/edge_store.hpp"  // StateId
+#include "engine/owcty_fixpoint.hpp"  // OwctyCells, kPending
 #include "engine/parallel.hpp"
 
 namespace ddsmc::engine::owcty_loops {
 
 inline constexpr size_t kSweepGrain = 1024;  // states per chunk of a sweep over all states
 inline constexpr size_t kListGrain = 256;    // states per chunk of a list
+// A propagation sweeps its domain while the work list holds at least
+// 1/kSweepAbove of it, and goes level by level through explicit lists of
+// states once the work list holds less than 1/kListUnder of it.
+inline constexpr uint64_t kSweepAbove = 16;
+inline constexpr uint64_t kListUnder = 64;
 
 // What a parallel loop adds up: one or two counts.
 struct Tally {
@@ -124,5 +130,14 @@ class StateList {
  private:
   std::vector<std::vector<StateId>> parts_;  // one per worker slot
 };
+
+// Puts s on a propagation's work list (flag kPending), appending it to
+// `level` when the list goes by levels (nullptr: by sweeps, which find it
+// by its flag); true if it was not on it.
+inline bool pend(OwctyCells<true>& cells, StateId s, StateList* level) {
+  if ((cells.flags(s) & kPending) || !cells.set_flags(s, kPending)) return false;
+  if (level) level->push(s);
+  return true;
+}
 
 }  // namespace ddsmc::engine::owcty_loops
