@@ -33,12 +33,17 @@ using engine::StopReason;
 // moment the engine saw the signal) to finish what they can.
 constexpr auto kGrace = std::chrono::milliseconds(1000);
 
+// Edge rows kept in memory past this size get a note saying why.
+constexpr uint64_t kNoteRowsAbove = uint64_t{64} << 20;
+
 void print_progress(const engine::ExploreProgress& p) {
   const double rss = static_cast<double>(current_rss_bytes());
-  std::fprintf(stderr, "[%7.1fs] states %llu  transitions %llu  queue %llu  %.0f states/s  rss %.1f MiB  %.0f B/state\n",
+  char disk[48] = "";
+  if (p.disk) std::snprintf(disk, sizeof disk, "  disk %.1f MiB", static_cast<double>(p.disk) / 1048576.0);
+  std::fprintf(stderr, "[%7.1fs] states %llu  transitions %llu  queue %llu  %.0f states/s  rss %.1f MiB  %.0f B/state%s\n",
                p.seconds, static_cast<unsigned long long>(p.states), static_cast<unsigned long long>(p.transitions),
                static_cast<unsigned long long>(p.queue), p.seconds > 0 ? p.states / p.seconds : 0.0, rss / 1048576.0,
-               p.states ? rss / static_cast<double>(p.states) : 0.0);
+               p.states ? rss / static_cast<double>(p.states) : 0.0, disk);
 }
 
 // Runs `f`; a stop request or an allocation failure gives its reason.
@@ -157,6 +162,7 @@ engine::ExploreOptions explore_options(const CheckOptions& opts, CheckSetup& s, 
   eo.threads = threads;
   eo.memory_limit = s.memory_limit;
   eo.memory_in_use = current_rss_bytes;
+  eo.spill = s.spill;
   eo.max_states = opts.max_states;
   eo.on_bound = opts.on_bound == "prune" ? engine::OnBound::Prune : engine::OnBound::Stop;
   eo.placement = *engine::PlacementRule::parse(opts.partition_key);  // (checked by the command line)
@@ -206,6 +212,18 @@ void say_memory_limit(const CheckOutcome& o, const MemoryWatch& watch) {
                  format_bytes(available_memory()).c_str());
 }
 
+// When the edge rows did not go to disk though they were large, or stopped
+// going there: why (stderr).
+void say_scratch(const CheckOutcome& o) {
+  const uint64_t rows = o.explored.memory.edge_rows;
+  if (!o.spill_error.empty())
+    std::fprintf(stderr, "ddsmc: warning: %s: the edge rows stayed in memory from then on (%s of them)\n",
+                 o.spill_error.c_str(), format_bytes(rows).c_str());
+  else if (!o.scratch_note.empty() && rows >= kNoteRowsAbove)
+    std::fprintf(stderr, "ddsmc: note: the edge rows (%s) stayed in memory: %s\n", format_bytes(rows).c_str(),
+                 o.scratch_note.c_str());
+}
+
 // The --json and --trace documents, then every output delivered: the exit code.
 int write_outputs(const CheckOutcome& o, const CheckSetup& s) {
   bool full = true;
@@ -234,6 +252,10 @@ int analyse_and_report(const CheckOptions& opts, const CheckSetup& s, const engi
   o.backend = s.step->name();
   o.compile_seconds = s.step->compile_seconds();
   o.figures = backend.figures();
+  o.scratch = s.scratch ? &*s.scratch : nullptr;
+  o.scratch_note = s.scratch_note;
+  o.spill_error = backend.graph().spill_error();
+  o.disk_bytes = backend.graph().memory().disk;
   const bool json_on_stdout = s.json_out == &Output::standard() || s.trace_out == &Output::standard();
   HumanText human(json_on_stdout ? Output::standard_error() : Output::standard(), o);
   human.print([&] { return header_text(o); });
@@ -241,6 +263,7 @@ int analyse_and_report(const CheckOptions& opts, const CheckSetup& s, const engi
   tbb::task_arena(static_cast<int>(threads)).execute([&] { decide(o, backend, s.properties, cancel, human, saved); });
   checkpoint_stopped_analysis(o, s, backend);
   say_memory_limit(o, watch);
+  say_scratch(o);
   return write_outputs(o, s);
 }
 

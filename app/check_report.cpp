@@ -41,7 +41,21 @@ BoundWhere bound_where(const CheckOutcome& o) {
 json memory_json(const engine::StateGraph::Memory& m) {
   return {{"tree_nodes", m.tree_nodes}, {"tree_leaves", m.tree_leaves}, {"visited", m.visited},
           {"roots", m.roots},           {"labels", m.labels},
-          {"edge_rows", m.edge_rows},   {"edge_index", m.edge_index},   {"total", m.total()}};
+          {"edge_rows", m.edge_rows},   {"edge_index", m.edge_index},   {"total", m.total()},
+          {"disk", m.disk}};
+}
+
+// Where the edge rows went.
+json scratch_json(const CheckOutcome& o) {
+  auto text = [](const std::string& t) { return t.empty() ? json(nullptr) : json(t); };
+  json j = {{"dir", nullptr}, {"filesystem", nullptr}, {"free_bytes", nullptr}, {"disk_bytes", o.disk_bytes},
+            {"kept_in_memory", text(o.scratch_note)}, {"error", text(o.spill_error)}};
+  if (o.scratch) {
+    j["dir"] = o.scratch->dir;
+    j["filesystem"] = o.scratch->filesystem;
+    j["free_bytes"] = o.scratch->free_bytes;
+  }
+  return j;
 }
 
 // Each rank's graph by part (one process: its own graph's).
@@ -167,6 +181,7 @@ json report_json(const CheckOutcome& o) {
                      {"memory_limit_bytes", o.memory_limit},
                      {"bytes_per_state", res.num_states() ? double(res.memory.total()) / double(res.num_states()) : 0.0},
                      {"memory", memory_json(res.memory)},
+                     {"scratch", scratch_json(o)},
                      {"canonical",
                       {{"calls", res.canonical.calls},
                        {"fast_path", res.canonical.fast_path},

@@ -13,6 +13,7 @@
 #include "engine/analysis.hpp"
 #include "engine/backend.hpp"
 #include "engine/explore.hpp"
+#include "engine/spill_file.hpp"
 #include "engine/d2c/trace.hpp"
 
 namespace ddsmc::app {
@@ -41,6 +42,12 @@ struct CheckOutcome {
   std::string backend = "interpreted";  // which evaluator ran the steps (--backend)
   double compile_seconds = 0;           // generating and compiling its step (0: cached or interpreted)
   engine::RankFigures figures{};        // the processes' (Backend::figures())
+  // Where this process's graph went (--scratch): the directory (nullptr:
+  // none usable), why it stayed in memory, why it stopped going to disk,
+  // and how many bytes went.
+  const engine::ScratchInfo* scratch = nullptr;
+  std::string scratch_note{}, spill_error{};
+  uint64_t disk_bytes = 0;
   bool pruned() const { return opts.on_bound == "prune"; }
   void note_stop(engine::StopReason r) {
     if (analysis_stopped == engine::StopReason::None) analysis_stopped = r;

@@ -1,6 +1,7 @@
 #include "app/check_setup.hpp"
 
 #include <cstdio>
+#include <cstdlib>
 #include <iterator>
 
 #include "app/check_identity.hpp"
@@ -81,6 +82,36 @@ int choose_step(const CheckOptions& opts, const engine::Processes& processes, Ch
   return processes.worst(s.step ? 0 : kExitUsage);
 }
 
+// Where the edge rows go (engine/spill_file.hpp): --scratch DIR, else
+// $TMPDIR, else /tmp. A directory given that cannot take the file is an
+// error; the default one only keeps the rows in memory, as does one in RAM
+// (a tmpfs: moving the rows there would save nothing), with a note saying
+// so. Every process makes its own file (under MPI, in its machine's
+// directory).
+int set_up_scratch(const CheckOptions& opts, const engine::Processes& processes, CheckSetup& s) {
+  if (opts.scratch == "none") {
+    s.scratch_note = "--scratch none";
+    return processes.worst(0);
+  }
+  const char* tmpdir = std::getenv("TMPDIR");
+  const std::string dir = opts.scratch ? *opts.scratch : tmpdir && *tmpdir ? tmpdir : "/tmp";
+  int code = 0;
+  try {
+    s.scratch = engine::describe_scratch(dir);
+    if (s.scratch->in_memory && !opts.scratch)
+      s.scratch_note = dir + " is a " + s.scratch->filesystem + " (RAM): give --scratch DIR on a disk";
+    else
+      s.spill = std::make_shared<engine::SpillFile>(dir);
+  } catch (const engine::SpillError& e) {
+    s.scratch_note = e.what();
+    if (opts.scratch) {
+      std::fprintf(stderr, "ddsmc: --scratch %s\n", e.what());
+      code = kExitUsage;
+    }
+  }
+  return processes.worst(code);
+}
+
 // Every output is opened (created) by rank 0 before any work.
 int open_outputs(const CheckOptions& opts, const engine::Processes& processes, CheckSetup& s) {
   if (!processes.root()) return 0;
@@ -106,6 +137,7 @@ int start_check(const CheckOptions& opts, const engine::Processes& processes, Ch
   // --memory is per process; by default the processes on one machine share it.
   s.memory_limit = opts.memory ? *parse_memory_size(*opts.memory)
                                : default_memory_limit() / uint64_t(processes.on_node());
+  if (!code) code = set_up_scratch(opts, processes, s);
   if (!code) code = choose_step(opts, processes, s);
   if (!code) code = open_outputs(opts, processes, s);
   return processes.worst(code);

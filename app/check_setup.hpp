@@ -20,6 +20,7 @@
 #include "engine/analysis.hpp"
 #include "engine/backend.hpp"
 #include "engine/d2c/compile.hpp"
+#include "engine/spill_file.hpp"
 #include "model/load.hpp"
 
 namespace ddsmc::app {
@@ -29,6 +30,11 @@ struct CheckSetup {
   std::vector<engine::Property> properties;
   std::optional<Checkpointing> checkpoints;
   uint64_t memory_limit = 0;  // --memory in bytes, this process's share of the machine by default
+  // --scratch: where the graph's edge rows go (nullptr: they stay in
+  // memory, `scratch_note` says why), and what that directory is on.
+  std::shared_ptr<engine::SpillFile> spill;
+  std::optional<engine::ScratchInfo> scratch;
+  std::string scratch_note;
   std::optional<engine::CompiledModel> compiled;
   std::optional<StepBackend> step;  // the evaluator of the model's steps
   std::vector<std::unique_ptr<Output>> files;

@@ -30,6 +30,7 @@ struct CheckOptions {
   std::string partition_key = "nodes+arcs/3";  // --partition-key (engine::PlacementRule)
   std::string backend = "auto";          // --backend interpreted|compiled|auto
   std::optional<std::string> memory;     // --memory LIMIT (default: default_memory_limit())
+  std::optional<std::string> scratch;    // --scratch DIR|none (default: $TMPDIR, else /tmp, unless in RAM)
   uint64_t max_states = 0;
   std::optional<std::string> json_path;   // "-" for stdout
   std::optional<std::string> trace_path;  // all traces as JSON

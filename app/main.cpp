@@ -104,6 +104,9 @@ int run(int argc, char** argv) {
             return ddsmc::app::parse_memory_size(s) ? std::string() : "not a memory size (16G, 512M, 1.5G, ...): " + s;
           },
           "SIZE"));
+  check->add_option("--scratch", check_opts.scratch,
+                    "directory for the state graph's edges on disk, or none to keep them in memory "
+                    "(default: $TMPDIR, else /tmp, unless it is in RAM: a tmpfs)");
   check->add_option("--checkpoint", check_opts.checkpoint,
                     "write a checkpoint to DIR when a signal or the memory limit stops the exploration "
                     "(and every --checkpoint-every)");

@@ -14,6 +14,7 @@
 
 #include "app/runtime.hpp"
 #include "engine/cancel.hpp"
+#include "engine/spill_file.hpp"
 
 namespace ddsmc::app {
 namespace {
@@ -81,7 +82,6 @@ std::string format_bytes(uint64_t bytes) {
 }
 
 MemoryWatch::MemoryWatch(uint64_t limit) {
-  if (!limit) return;
   try {
     thread_ = std::thread([this, limit] { run(limit); });
   } catch (const std::exception&) {
@@ -96,13 +96,20 @@ MemoryWatch::~MemoryWatch() {
 }
 
 void MemoryWatch::run(uint64_t limit) {
+  uint64_t baseline = resident_bytes().file;  // the program's own files: not the graph's
   while (!stop_.load()) {
-    if (current_rss_bytes() > limit) {
+    const Resident r = resident_bytes();
+    if (limit && r.total > limit) {
       fired_.store(true);
       request_stop(engine::Cancellation::kMemoryLimit);
       return;
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    const bool mapped = engine::SpillFile::any_mapped();
+    if (mapped && r.file > baseline + kMappedSlack) {
+      engine::SpillFile::release_all();
+      baseline = std::max(baseline, resident_bytes().file);  // what is left is not the graph's to drop
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(mapped ? 4 : 20));
   }
 }
 

@@ -142,14 +142,17 @@ uint64_t peak_rss_bytes() {
   return static_cast<uint64_t>(u.ru_maxrss) * 1024;
 }
 
-uint64_t current_rss_bytes() {
+Resident resident_bytes() {
   FILE* f = std::fopen("/proc/self/statm", "r");
-  if (!f) return 0;
-  unsigned long size = 0, resident = 0;
-  int n = std::fscanf(f, "%lu %lu", &size, &resident);
+  if (!f) return {};
+  unsigned long size = 0, resident = 0, shared = 0;
+  const int n = std::fscanf(f, "%lu %lu %lu", &size, &resident, &shared);
   std::fclose(f);
-  return n == 2 ? resident * static_cast<uint64_t>(sysconf(_SC_PAGESIZE)) : 0;
+  const auto page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  return n == 3 ? Resident{resident * page, shared * page} : Resident{};
 }
+
+uint64_t current_rss_bytes() { return resident_bytes().total; }
 
 void release_free_memory() {
 #if defined(__GLIBC__)

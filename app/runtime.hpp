@@ -49,6 +49,11 @@ void throw_if_memory_low();
 
 uint64_t peak_rss_bytes();
 uint64_t current_rss_bytes();
+// The resident set, and its file-backed (and shared) part.
+struct Resident {
+  uint64_t total = 0, file = 0;
+};
+Resident resident_bytes();
 // Gives the memory malloc holds free back to the system (glibc keeps the
 // freed buffers of the exploration's worker threads in their arenas; the
 // analysis would otherwise run on top of them). A no-op elsewhere.

@@ -160,6 +160,7 @@ class DistBfs {
       workers_.push_back(std::make_unique<Worker>(system, opts.on_bound, local_.store().tree(), cancel, ranks_,
                                                   local_.label_words()));
     res.threads = threads_;
+    if (opts.spill) local_.spill_to(opts.spill);
   }
 
   void run();

@@ -242,7 +242,7 @@ bool DistBfs::read_vote(Vote& v, uint64_t room, bool stop_at_violation, int& sto
 void DistBfs::report_progress(uint64_t found, uint64_t queue) {
   if (me_ != 0 || !opts_.progress || since(last_progress_) < opts_.progress_interval) return;
   last_progress_ = Clock::now();
-  opts_.progress({states_ - base_ + found, transitions_, queue + found, since(start_)});
+  opts_.progress({states_ - base_ + found, transitions_, queue + found, opts_.spill ? opts_.spill->bytes() : 0, since(start_)});
 }
 
 }  // namespace ddsmc::dist::detail

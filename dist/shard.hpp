@@ -29,8 +29,9 @@ class Shard {
   engine::StateId initial() const { return initial_; }
   const engine::RankFigures& figures() const { return figures_; }
   engine::RankFigures& figures() { return figures_; }
-  // Drops the visited set and the tree's index (only reading back is left).
-  void end_exploration() { graph_.store().end_exploration(); }
+  // Drops the visited set and the tree's index (only reading back is left),
+  // and sends the last edge rows to disk when they go there.
+  void end_exploration() { graph_.end_exploration(); }
   // The local id of global state `gid`, if this rank owns it.
   std::optional<engine::StateId> local(engine::StateId gid) const {
     auto it = std::lower_bound(gids_.begin(), gids_.end(), gid);

@@ -59,6 +59,13 @@ void EdgeStore::add(StateId first, std::span<const uint32_t> sizes) {
   const StateId had = rows_;
   if (first < had) throw std::logic_error("edge rows added out of order");
   if (sizes.size() > kNoState - first) throw std::length_error("more than 2^32 - 1 edge rows");
+  if (arena_.end() / Arena::kChunk < rows_spilled_.done() || rows_ / kBlockRows / blocks_.kChunk < index_spilled_.done())
+    throw std::logic_error("edge rows added after spill_rest()");
+  // The chunks of complete rows, and of the index before the block of row
+  // rows() (which this add may write), to disk. All or nothing too: nothing
+  // moves if it fails.
+  rows_spilled_.move(spill_.get(), arena_, arena_.end() / Arena::kChunk, false, spill_error_);
+  index_spilled_.move(spill_.get(), blocks_, rows_ / kBlockRows / blocks_.kChunk, false, spill_error_);
   const uint64_t last = uint64_t{first} + sizes.size();  // rows() after
   auto size_of = [&](uint64_t s) -> uint32_t { return s < first ? 0 : sizes[s - first]; };
 
@@ -100,6 +107,11 @@ void EdgeStore::add(StateId first, std::span<const uint32_t> sizes) {
     throw;
   }
   rows_ = static_cast<StateId>(last);
+}
+
+void EdgeStore::spill_rest() {
+  rows_spilled_.move(spill_.get(), arena_, arena_.chunks(), true, spill_error_);
+  index_spilled_.move(spill_.get(), blocks_, blocks_.chunks(), true, spill_error_);
 }
 
 void EdgeStore::encode(StateId source, std::span<const Edge> edges) {

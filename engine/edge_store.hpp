@@ -13,6 +13,15 @@
 // of a ChunkedArena, never moved (each row within one chunk, a longer one
 // in an allocation of its own); growing never copies them.
 //
+// Edges on disk (spill_to): from then on, add() first moves the chunks of
+// complete rows (every row before the arena's end is complete when add()
+// is called: the batch before it was encoded) to a SpillFile, 64 MiB at a
+// time, at the same offsets, and reads them back through a read-only
+// mapping of the file: readers see the same bytes at stable addresses and
+// never know. spill_rest() moves the rest once no row will be added. A
+// failure to write (a full disk, `ulimit -f`) stops the spilling, not the
+// store: the rows stay in memory from then on, and spill_error() says why.
+//
 // The index, about 4.1 bytes per row: per block of 64 rows a 64-bit base
 // (the global byte position where its first row begins) and per row a
 // 32-bit position relative to it. A row ends where the next one begins
@@ -22,9 +31,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
+#include <memory>
 #include <span>
+#include <string>
 
 #include "engine/chunked.hpp"
+#include "engine/spill_file.hpp"
 #include "engine/system.hpp"
 
 namespace ddsmc::engine {
@@ -182,8 +194,21 @@ class EdgeStore {
     c.previous = out.target;
     return true;
   }
+  // Rows and index on disk from now on, in `file` (shared: the graph's
+  // other arrays go there too); moves the rows so far at the next add(),
+  // or spill_rest().
+  void spill_to(std::shared_ptr<SpillFile> file) { spill_ = std::move(file); }
+  bool spilling() const { return spill_ != nullptr && spill_error_.empty(); }
+  // Moves every row and the index to the file: after the last add()'s
+  // encode() calls.
+  void spill_rest();
+  // Why rows stopped going to disk ("" while they go, or never went).
+  const std::string& spill_error() const { return spill_error_; }
+
   uint64_t memory_bytes() const { return row_bytes() + index_bytes(); }
-  uint64_t row_bytes() const { return arena_.memory_bytes(); }     // the chunks the rows live in
+  uint64_t row_bytes() const { return arena_.memory_bytes(); }     // the chunks the rows live in, in memory
+  uint64_t disk_bytes() const { return arena_.rebased_bytes(); }   // the chunks on disk
+  uint64_t index_disk_bytes() const { return blocks_.rebased_bytes(); }
   uint64_t index_bytes() const { return blocks_.memory_bytes(); }  // where each row begins
 
  private:
@@ -221,11 +246,16 @@ class EdgeStore {
     return {p, Arena::fits_in_chunk(b, next - begin) ? p + (next - begin) : arena_.used_end(b)};
   }
 
+
   uint32_t num_arcs_;
   unsigned bits_;  // of a label code: (arc + 1) << 1 | stable < 2^bits_
   StateId rows_ = 0;
+  std::shared_ptr<SpillFile> spill_;
+  std::string spill_error_;
+  ChunkSpiller rows_spilled_, index_spilled_;
   Arena arena_;                    // the rows' bytes
-  ChunkedVector<Block, 7> blocks_;  // the index, in chunks of 128 blocks (8192 rows, 33 KiB)
+  ChunkedVector<Block, 9> blocks_;  // the index, in chunks of 512 blocks (32768 rows, 33 pages)
+  static_assert(sizeof(Block) * 512 % 4096 == 0, "index chunks must be whole pages to go to disk");
 };
 
 }  // namespace ddsmc::engine

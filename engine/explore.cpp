@@ -31,6 +31,7 @@ class Bfs {
         threads_(opts.threads ? opts.threads : hardware_threads()), pool_(threads_), arena_(static_cast<int>(threads_)) {
     workers_.push_back(std::make_unique<Worker>(system, opts.on_bound, store_.tree(), cancel()));
     res.threads = threads_;
+    if (opts.spill) g_.spill_to(opts.spill);
   }
 
   // The BFS queue is the ids not expanded yet, [first, num_states()): it is
@@ -194,7 +195,7 @@ class Bfs {
     const auto interval = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(opts_.progress_interval));
     if (!next_progress_.compare_exchange_strong(due, now + interval.count(), std::memory_order_relaxed)) return;
     opts_.progress({g_.num_states() + slice.new_states(), transitions_.load(std::memory_order_relaxed),
-                    queue + slice.new_states(), since(start_)});
+                    queue + slice.new_states(), opts_.spill ? opts_.spill->bytes() : 0, since(start_)});
   }
 
   const System& system_;

@@ -28,7 +28,7 @@ class LocalBackend final : public Backend {
                                std::optional<Restored> restored) override;
   const StateGraph& graph() const override { return res_->graph; }
   const std::vector<StateId>* gids() const override { return nullptr; }
-  void end_exploration(uint64_t) override { res_->graph.store().end_exploration(); }
+  void end_exploration(uint64_t) override { res_->graph.end_exploration(); }
   int lead(const std::function<int()>& lead) override { return lead(); }
   Verdict analyze(Property p, bool complete) override;
   std::vector<StateId> bound_path(StateId target, StateId target_parent) override;

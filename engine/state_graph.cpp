@@ -38,9 +38,29 @@ StateId StateGraph::add_state(std::string_view bytes, const hashing::GlobalState
   return id;
 }
 
+void StateGraph::spill_to(std::shared_ptr<SpillFile> file) {
+  spill_ = file;
+  edges_.spill_to(std::move(file));
+}
+
+void StateGraph::end_exploration() {
+  store_->end_exploration();
+  edges_.spill_rest();
+  roots_spilled_.move(spill_.get(), root_, root_.chunks(), true, error_);
+  labels_spilled_.move(spill_.get(), labels_, labels_.chunks(), true, error_);
+}
+
 StateId StateGraph::add_states(size_t n) {
   const StateId first = num_states_;
   if (uint64_t{first} + n >= kNoState - 1) throw std::length_error("more than 2^32 - 2 states");
+  // Every state so far is filled (fill_state before the next add_states):
+  // the chunks wholly before state `first`'s root and first label bit are
+  // complete. To disk, all or nothing.
+  const uint64_t first_bit = uint64_t{first} * label_bits_;
+  if (first / root_.kChunk < roots_spilled_.done() || first_bit / 64 / labels_.kChunk < labels_spilled_.done())
+    throw std::logic_error("states added after end_exploration()");
+  roots_spilled_.move(spill_.get(), root_, first / root_.kChunk, false, error_);
+  labels_spilled_.move(spill_.get(), labels_, first_bit / 64 / labels_.kChunk, false, error_);
   try {
     root_.resize(first + n);
     labels_.resize(words_for(first + n));
@@ -138,6 +158,7 @@ StateGraph::Memory StateGraph::memory() const {
   m.labels = labels_.memory_bytes();
   m.edge_rows = edges_.row_bytes();
   m.edge_index = edges_.index_bytes();
+  m.disk = edges_.disk_bytes() + edges_.index_disk_bytes() + root_.rebased_bytes() + labels_.rebased_bytes();
   return m;
 }
 

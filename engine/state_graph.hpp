@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -33,6 +34,17 @@ class StateGraph {
 
   // The states' encodings and the visited set (root id -> state id).
   StateStore& store() { return *store_; }
+  // From now on the per-state arrays (roots, labels) and the edges (rows
+  // and index, engine/edge_store.hpp) go to `file` as they are committed,
+  // 4 MiB at a time (engine/spill_file.hpp): their memory becomes disk.
+  // A failure to write stops that, not the graph: spill_error() says why.
+  void spill_to(std::shared_ptr<SpillFile> file);
+  bool spilling() const { return spill_ != nullptr && spill_error().empty(); }
+  const std::string& spill_error() const { return error_.empty() ? edges_.spill_error() : error_; }
+  // The exploration is over: the visited set goes (StateStore) and the
+  // rest of the arrays goes to disk when they go there. No state or edge
+  // can be added after it.
+  void end_exploration();
   const StateStore& store() const { return *store_; }
 
   // Adds a state (sequential use: tests, replay); returns its id. `bytes`
@@ -89,13 +101,15 @@ class StateGraph {
   // Where the graph's bytes are (every table and index; the JSON's
   // stats.memory): the store's tree (nodes, leaves), its visited set (root
   // id -> state), and per state its root, labels and edges (rows and their
-  // index).
+  // index), each in memory; and `disk`, the parts on disk (spill_to), not
+  // in total().
   struct Memory {
     uint64_t tree_nodes = 0, tree_leaves = 0, visited = 0, roots = 0, labels = 0, edge_rows = 0, edge_index = 0;
+    uint64_t disk = 0;
     uint64_t total() const { return tree_nodes + tree_leaves + visited + roots + labels + edge_rows + edge_index; }
     Memory& operator+=(const Memory& o) {
       tree_nodes += o.tree_nodes, tree_leaves += o.tree_leaves, visited += o.visited, roots += o.roots;
-      labels += o.labels, edge_rows += o.edge_rows, edge_index += o.edge_index;
+      labels += o.labels, edge_rows += o.edge_rows, edge_index += o.edge_index, disk += o.disk;
       return *this;
     }
   };
@@ -116,6 +130,9 @@ class StateGraph {
   ChunkedVector<uint64_t> labels_;   // label_bits_ per state, packed (a state's bits may span two words)
   EdgeStore edges_;                  // per expanded state, its edges
   uint64_t num_edges_ = 0;
+  std::shared_ptr<SpillFile> spill_;
+  std::string error_;                    // why roots or labels stopped going to disk
+  ChunkSpiller roots_spilled_, labels_spilled_;
 };
 
 }  // namespace ddsmc::engine
