@@ -58,17 +58,18 @@ void StateStore::end_exploration() {
 }
 
 size_t StateStore::bytes_to_grow() const {
-  // grow() doubles one table, usually the node table; the new slot array
-  // is allocated while the old one still exists.
-  return std::max(tree_.node_capacity(), tree_.leaf_capacity()) * 2 * sizeof(uint32_t);
+  // grow() doubles one table, usually the node table; the old slot array
+  // is freed before the new one is allocated (IdTable::rebuild), so it
+  // costs the difference.
+  return std::max(tree_.node_capacity(), tree_.leaf_capacity()) * sizeof(uint32_t);
 }
 
 size_t StateStore::bytes_to_reserve(size_t more_nodes, size_t more_leaves) const {
   size_t bytes = 0;
   const size_t nodes = IdTable::capacity_for(tree_.nodes() + more_nodes);
-  if (nodes > tree_.node_capacity()) bytes += nodes * sizeof(uint32_t);
+  if (nodes > tree_.node_capacity()) bytes += (nodes - tree_.node_capacity()) * sizeof(uint32_t);
   const size_t leaves = IdTable::capacity_for(tree_.leaves() + more_leaves);
-  if (leaves > tree_.leaf_capacity()) bytes += leaves * sizeof(uint32_t);
+  if (leaves > tree_.leaf_capacity()) bytes += (leaves - tree_.leaf_capacity()) * sizeof(uint32_t);
   return bytes;
 }
 

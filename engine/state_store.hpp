@@ -94,7 +94,8 @@ class StateStore {
   // the tree's index. No other thread inside.
   void end_exploration();
   bool exploring() const { return exploring_; }
-  // Bytes the slot arrays grow() or reserve() would allocate (0: none).
+  // Bytes the slot arrays grow() or reserve() would add to what they hold
+  // (0: none; the old arrays are freed before the new ones are made).
   size_t bytes_to_grow() const;
   size_t bytes_to_reserve(size_t more_nodes, size_t more_leaves) const;
 
@@ -112,7 +113,7 @@ class StateStore {
   }
 
   hashing::TreeStore tree_;
-  hashing::tree_detail::SegmentedArray<uint32_t, 16> refs_{kNoRef};  // root id -> reference
+  hashing::tree_detail::SegmentedArray<uint32_t, 19> refs_{kNoRef};  // root id -> reference (2 MiB segments)
   bool exploring_ = true;
 };
 

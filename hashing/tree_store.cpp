@@ -73,7 +73,7 @@ IdTable::IdTable(size_t capacity) {
 
 void IdTable::drop() {
   const Geometry g = geometry(64);
-  slots_ = std::make_unique<std::atomic<uint32_t>[]>(64);  // zero: empty
+  slots_ = make_huge_array<std::atomic<uint32_t>>(64, 0u);  // zero: empty
   mask_ = g.mask;
   low_mask_ = g.low_mask;
   tag_mask_ = g.tag_mask;

@@ -94,6 +94,7 @@
 #include <utility>
 #include <vector>
 
+#include "hashing/huge_pages.hpp"
 #include "hashing/state.hpp"
 
 namespace ddsmc::hashing {
@@ -120,7 +121,7 @@ class SegmentedArray {
   ~SegmentedArray() { release(); }
   // Frees every segment: back to covering nothing (no other thread inside).
   void release() {
-    for (size_t i = 0; i < dir_size_; ++i) delete[] dir_[i].load(std::memory_order_relaxed);
+    for (size_t i = 0; i < dir_size_; ++i) FreeHuge()(dir_[i].load(std::memory_order_relaxed));
     dir_.reset();
     dir_size_ = 0;
     segments_.store(0, std::memory_order_relaxed);
@@ -154,8 +155,7 @@ class SegmentedArray {
 
  private:
   T* allocate(std::atomic<T*>& d) {
-    std::unique_ptr<T[]> seg = std::make_unique_for_overwrite<T[]>(kSegment);
-    for (size_t i = 0; i < kSegment; ++i) seg[i] = unset_;
+    HugeArray<T> seg = make_huge_array<T>(kSegment, unset_);  // (huge pages from 2 MiB segments on)
     T* expected = nullptr;
     if (!d.compare_exchange_strong(expected, seg.get(), std::memory_order_acq_rel, std::memory_order_acquire))
       return expected;  // another thread's segment won; ours is freed
@@ -249,7 +249,7 @@ class IdTable {
   static Geometry geometry(size_t capacity);
   uint32_t wait(const std::atomic<uint32_t>& s) const;
 
-  std::unique_ptr<std::atomic<uint32_t>[]> slots_;
+  HugeArray<std::atomic<uint32_t>> slots_;  // (hashing/huge_pages.hpp)
   uint64_t mask_ = 0;
   uint32_t low_mask_ = 0;  // id + 1 field; all ones: being filled
   uint32_t tag_mask_ = 0;  // the bits above it
@@ -295,7 +295,26 @@ IdTable::Result IdTable::find_or_put(uint64_t h, Same&& same, Make&& make) {
 template <class Live, class Hash>
 void IdTable::rebuild(size_t capacity, uint32_t ids, Live&& live, Hash&& hash) {
   const Geometry g = geometry(capacity);
-  auto slots = std::make_unique<std::atomic<uint32_t>[]>(capacity);  // zero: empty
+  // The slots hold ids only and the data lives elsewhere, so the new table
+  // is built from the data alone: the old one is freed first, and a
+  // doubling never holds both (that was the exploration's peak, a third of
+  // the tree's memory more for a moment). If the new one cannot be had, a
+  // table of the old size is rebuilt in the room just freed (else a table
+  // that is full at once); then the failure goes on.
+  const size_t had = slots_ ? static_cast<size_t>(mask_) + 1 : 0;
+  slots_.reset();
+  HugeArray<std::atomic<uint32_t>> slots;
+  try {
+    slots = make_huge_array<std::atomic<uint32_t>>(capacity, 0u);  // zero: empty
+  } catch (...) {
+    try {
+      if (had && had < capacity) rebuild(had, ids, live, hash);
+      else drop();
+    } catch (...) {
+      drop();
+    }
+    throw;
+  }
   size_t n = 0;
   for (uint32_t id = 0; id < ids; ++id) {
     if (!live(id)) continue;
@@ -494,7 +513,7 @@ class TreeStore {
   std::vector<std::pair<uint32_t, uint32_t>> kids_;  // per internal position
   std::vector<uint32_t> parent_;                     // per position but the root
   tree_detail::IdTable node_table_, leaf_table_;
-  tree_detail::SegmentedArray<uint64_t, 16> pairs_{kUnset};        // node id -> left << 32 | right
+  tree_detail::SegmentedArray<uint64_t, 18> pairs_{kUnset};        // node id -> left << 32 | right (2 MiB segments)
   tree_detail::SegmentedArray<uint64_t, 12> leaf_offsets_{kUnset};  // leaf id -> record offset in arena_
   tree_detail::ByteArena arena_;
   alignas(64) std::atomic<uint32_t> next_node_{0};

@@ -80,8 +80,10 @@ TEST(ThreadsCli, MaxStatesBoundsOneHugeExpansion) {
     EXPECT_TRUE(contains(c.run.out, "states 50, transitions 0, INCOMPLETE (max-states)")) << describe(c.run);
     // Successors interned and the state store's size: about the 51 states
     // claimed, not the 160,000 of the expansion (nor its 10 MiB of leaves).
+    // (The store's least size is about 6 MiB: its pairs and its visited set
+    // come in segments of one 2 MiB huge page each, hashing/huge_pages.hpp.)
     EXPECT_LT(c.report["stats"]["canonical"]["calls"].get<uint64_t>(), 5000u);
-    EXPECT_LT(c.report["stats"]["memory"]["total"].get<uint64_t>(), uint64_t{4} << 20);
+    EXPECT_LT(c.report["stats"]["memory"]["total"].get<uint64_t>(), uint64_t{8} << 20);
   }
 }
 

@@ -659,3 +659,59 @@ TEST(TreeStore, LoadRefusesWhatItCannotHoldAndCheckTreesCatchesBadIds) {
   d.load(good);
   EXPECT_TRUE(d.check_trees(roots.size(), [&](size_t i) { return roots[i]; }));
 }
+
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#include <sys/resource.h>
+
+#include <fstream>
+
+namespace {
+
+// In a process whose address space is then capped, a reserve() whose new
+// node table cannot be allocated throws std::bad_alloc (the old table was
+// freed first, IdTable::rebuild): a table of the old size is rebuilt from
+// the pairs, every state reads back and interns to its old root, and once
+// the cap is lifted the store grows and takes new states. Returns the exit
+// code.
+int failed_growth_child() {
+  t::Rng rng(31);
+  TreeStore store(8, 64, 64);
+  const auto states = shared_states(rng, 8, 20000, 50);
+  const std::vector<uint32_t> roots = intern_all(store, states);
+  const size_t nodes = store.nodes(), capacity = store.node_capacity();
+  long pages = 0;
+  std::ifstream("/proc/self/statm") >> pages;
+  rlimit had{};
+  if (getrlimit(RLIMIT_AS, &had) != 0) return 2;
+  const rlim_t cap = static_cast<rlim_t>(pages) * 4096 + (rlim_t{64} << 20);
+  const rlimit lim{cap, had.rlim_max};
+  if (setrlimit(RLIMIT_AS, &lim) != 0) return 2;
+  bool threw = false;
+  try {
+    store.reserve(size_t{1} << 30, 0);  // a table of 2^31 slots: 8 GiB
+  } catch (const std::bad_alloc&) {
+    threw = true;
+  }
+  if (!threw) return 3;
+  bool same = store.nodes() == nodes && store.node_capacity() == capacity;
+  for (size_t i = 0; same && i < states.size(); ++i) {
+    same = materialized(store, roots[i]) == states[i].bytes;
+    SegmentedEncoding again;
+    store.materialize(roots[i], again);
+    same = same && store.intern(again) == roots[i];
+  }
+  if (setrlimit(RLIMIT_AS, &had) != 0) return 2;
+  const auto more = shared_states(rng, 8, 20000, 50);
+  const std::vector<uint32_t> more_roots = intern_all(store, more);
+  for (size_t i = 0; same && i < more.size(); ++i) same = materialized(store, more_roots[i]) == more[i].bytes;
+  for (size_t i = 0; same && i < states.size(); ++i) same = materialized(store, roots[i]) == states[i].bytes;
+  return same ? 0 : 1;
+}
+
+}  // namespace
+
+TEST(TreeStoreDeathTest, AGrowthThatCannotBeAllocatedKeepsEveryId) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(std::_Exit(failed_growth_child()), ::testing::ExitedWithCode(0), "");
+}
+#endif
