@@ -54,7 +54,7 @@
 //
 // Memory per node: an 8-byte pair plus 4 / load bytes of slot: 13 B at the
 // 0.8 maximum load, 14.7 B at 0.6, 16 B at 0.5 (just after a doubling the
-// load is 0.4: 18 B), plus at most one partly used 512 KiB pair segment.
+// load is 0.4: 18 B), plus at most one partly used 2 MiB pair segment.
 // Leaves cost 4 / load + 8 bytes plus their record. (LTSmin's tree uses the
 // slot index as the id and stores the pair in the slot: 8 / load bytes, 10 B
 // at 0.8, but then ids move when the table grows.) The price of stable ids:
