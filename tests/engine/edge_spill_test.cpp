@@ -3,7 +3,8 @@
 // exactly as the same rows kept in memory, with the edge cases of the index
 // (rows filling a chunk, longer than a chunk, empty ones) among them; a
 // file that cannot be written (a file-size limit) stops the spilling, not
-// the store.
+// the store. And a whole StateGraph's roots, labels and edges read back
+// after end_exploration() as in a graph kept in memory.
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 
@@ -12,6 +13,7 @@
 
 #include "engine/edge_store.hpp"
 #include "engine/spill_file.hpp"
+#include "engine/state_graph.hpp"
 #include "tests/test_support.hpp"
 
 namespace ddsmc::engine {
@@ -133,6 +135,58 @@ TEST(EdgeSpill, ScratchDirectoriesDescribedOrRefused) {
   EXPECT_THROW(describe_scratch(test::temp_file("x", ".txt")), SpillError);  // a file, not a directory
   EXPECT_THROW(SpillFile("/nonexistent/ddsmc-scratch"), SpillError);
   EXPECT_THROW(SpillFile("/proc"), SpillError);  // no files can be made there, even by root
+}
+
+TEST(GraphSpill, RootsLabelsAndEdgesReadBackAfterTheExploration) {
+  // 1.5 M states in batches as slices commit them: roots (6 MiB) and labels
+  // (45 bits each, 8 MiB) pass the 4 MiB batches while states are added;
+  // end_exploration() moves the rest. Everything reads back as in a graph
+  // kept in memory, and adding after the end is refused.
+  hashing::StateLayout layout;
+  layout.num_nodes = 9;
+  layout.num_arcs = 36;
+  StateGraph memory(layout), disk(layout);
+  disk.spill_to(std::make_shared<SpillFile>(test::temp_dir()));
+  std::mt19937_64 rng(9);
+  constexpr size_t kStates = 1500000, kBatch = 40000;
+  std::vector<uint64_t> labels(kStates);
+  std::vector<uint32_t> roots(kStates);
+  std::vector<std::vector<Edge>> rows(kStates);
+  for (size_t first = 0; first < kStates; first += kBatch) {
+    const size_t n = std::min(kBatch, kStates - first);
+    for (StateGraph* g : {&memory, &disk}) {
+      ASSERT_EQ(g->add_states(n), first);
+      std::vector<uint32_t> counts, sizes;
+      for (size_t s = first; s < first + n; ++s) {
+        if (g == &memory) {
+          labels[s] = rng() & ((uint64_t{1} << 45) - 1);
+          roots[s] = static_cast<uint32_t>(rng());
+          rows[s] = {Edge(s / 2, static_cast<uint32_t>(s % 36), s & 1), Edge(s + 7, kIdleArc, true)};
+        }
+        g->fill_state(static_cast<StateId>(s), roots[s], &labels[s]);
+        counts.push_back(static_cast<uint32_t>(rows[s].size()));
+        sizes.push_back(g->edge_bytes(static_cast<StateId>(s), rows[s]));
+      }
+      g->add_edges(static_cast<StateId>(first), counts, sizes);
+      for (size_t s = first; s < first + n; ++s) g->write_edges(static_cast<StateId>(s), rows[s]);
+    }
+  }
+  EXPECT_GT(disk.memory().disk, 0u);
+  EXPECT_LT(disk.memory().roots + disk.memory().labels, memory.memory().roots + memory.memory().labels);
+  memory.end_exploration();
+  disk.end_exploration();
+  EXPECT_TRUE(disk.spill_error().empty()) << disk.spill_error();
+  EXPECT_LT(disk.memory().roots + disk.memory().labels + disk.memory().edge_rows, 4096u);  // (tables of chunks)
+  SpillFile::release_all();
+  std::vector<uint64_t> a(1), b(1);
+  for (StateId s = 0; s < kStates; ++s) {
+    ASSERT_EQ(disk.root(s), memory.root(s)) << s;
+    disk.labels(s, a.data());
+    memory.labels(s, b.data());
+    ASSERT_EQ(a, b) << s;
+    ASSERT_TRUE(std::ranges::equal(disk.edges(s), memory.edges(s))) << s;
+  }
+  EXPECT_THROW(disk.add_states(1), std::logic_error);
 }
 
 }  // namespace
