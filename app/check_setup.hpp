@@ -30,8 +30,8 @@ struct CheckSetup {
   std::vector<engine::Property> properties;
   std::optional<Checkpointing> checkpoints;
   uint64_t memory_limit = 0;  // --memory in bytes, this process's share of the machine by default
-  // --scratch: where the graph's edge rows go (nullptr: they stay in
-  // memory, `scratch_note` says why), and what that directory is on.
+  // --scratch: where the graph's write-once parts go (nullptr: they stay
+  // in memory, `scratch_note` says why), and what that directory is on.
   std::shared_ptr<engine::SpillFile> spill;
   std::optional<engine::ScratchInfo> scratch;
   std::string scratch_note;

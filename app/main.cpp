@@ -105,7 +105,7 @@ int run(int argc, char** argv) {
           },
           "SIZE"));
   check->add_option("--scratch", check_opts.scratch,
-                    "directory for the state graph's edges on disk, or none to keep them in memory "
+                    "directory for the state graph's edges, roots and labels on disk, or none to keep them in memory "
                     "(default: $TMPDIR, else /tmp, unless it is in RAM: a tmpfs)");
   check->add_option("--checkpoint", check_opts.checkpoint,
                     "write a checkpoint to DIR when a signal or the memory limit stops the exploration "

@@ -15,10 +15,10 @@
 //
 // Edges on disk (spill_to): from then on, add() first moves the chunks of
 // complete rows (every row before the arena's end is complete when add()
-// is called: the batch before it was encoded) to a SpillFile, 64 MiB at a
-// time, at the same offsets, and reads them back through a read-only
-// mapping of the file: readers see the same bytes at stable addresses and
-// never know. spill_rest() moves the rest once no row will be added. A
+// is called: the batch before it was encoded), and those of the index
+// before the block it writes, to a SpillFile, 4 MiB at a time
+// (ChunkSpiller), and reads them back through a read-only mapping of the
+// file: readers see the same bytes at stable addresses and never know. spill_rest() moves the rest once no row will be added. A
 // failure to write (a full disk, `ulimit -f`) stops the spilling, not the
 // store: the rows stay in memory from then on, and spill_error() says why.
 //
@@ -245,7 +245,6 @@ class EdgeStore {
     const uint8_t* p = arena_.at(b);
     return {p, Arena::fits_in_chunk(b, next - begin) ? p + (next - begin) : arena_.used_end(b)};
   }
-
 
   uint32_t num_arcs_;
   unsigned bits_;  // of a label code: (arc + 1) << 1 | stable < 2^bits_

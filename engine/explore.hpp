@@ -27,7 +27,7 @@ namespace ddsmc::engine {
 
 struct ExploreProgress {
   uint64_t states = 0, transitions = 0, queue = 0;
-  uint64_t disk = 0;  // bytes of edge rows on disk
+  uint64_t disk = 0;  // bytes of the graph on disk (ExploreOptions::spill)
   double seconds = 0;
 };
 
@@ -48,8 +48,9 @@ struct ExploreOptions {
   // level in progress) before growing the state store past the limit.
   uint64_t memory_limit = 0;
   std::function<uint64_t()> memory_in_use;
-  // --scratch: the file the graph's edge rows go to as they are committed
-  // (engine/edge_store.hpp), or nullptr to keep them in memory.
+  // --scratch: the file the graph's write-once parts (edge rows and index,
+  // roots, labels) go to as they are committed (StateGraph::spill_to), or
+  // nullptr to keep them in memory.
   std::shared_ptr<SpillFile> spill;
   // Called about every progress_interval seconds, by whichever worker sees
   // that a report is due (one at a time).

@@ -39,7 +39,6 @@ class StateGraph {
   // 4 MiB at a time (engine/spill_file.hpp): their memory becomes disk.
   // A failure to write stops that, not the graph: spill_error() says why.
   void spill_to(std::shared_ptr<SpillFile> file);
-  bool spilling() const { return spill_ != nullptr && spill_error().empty(); }
   const std::string& spill_error() const { return error_.empty() ? edges_.spill_error() : error_; }
   // The exploration is over: the visited set goes (StateStore) and the
   // rest of the arrays goes to disk when they go there. No state or edge

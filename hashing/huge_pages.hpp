@@ -9,7 +9,7 @@
 // allocated 2 MiB-aligned in whole huge pages and marked before their
 // first touch. Where the kernel has no THP (or "never"), madvise fails
 // and the memory is ordinary pages: the same contents, only slower.
-// Measured: docs/engine.md §8, "Huge pages".
+// Measured: docs/engine.md §8, "The tree's tables in memory".
 #pragma once
 
 #include <cstddef>
