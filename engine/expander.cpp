@@ -179,6 +179,12 @@ uint32_t Expander::intern_against_source(const hashing::GlobalState& c, const st
   // the expanded state in place): outside the parts the step changed it is
   // still the expanded state, and those parts are encoded in any case (one
   // the renaming happened to leave as it was is found again in the store).
+  if (changed && &c == &current_) {
+    // The successor is its own canonical form: it differs from the
+    // expanded state in the changed parts alone.
+    encode_changed(c, *changed);
+    return store_.intern_patched(base_.data(), parts_);
+  }
   const auto& layout = system_.layout();
   const uint32_t parts = layout.num_nodes + layout.num_arcs;
   differing_.clear();

@@ -101,7 +101,8 @@ class Expander {
   // Interns the canonical form c of a successor of the state loaded, whose
   // step changed `changed` (ascending; null: unknown): the parts in which c
   // equals the loaded state are taken from its tree (base_), only the
-  // others are encoded and looked up.
+  // others are encoded and looked up. When c is current_ itself (the
+  // successor was its own canonical form) that is the changed parts alone.
   uint32_t intern_against_source(const hashing::GlobalState& c, const std::vector<uint32_t>* changed);
   // With fresh constants (where a successor costs a canonical form), a
   // successor equal to the previous one of the same source (the same label

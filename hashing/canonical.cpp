@@ -23,23 +23,20 @@ namespace {
 constexpr uint32_t kMaxLeaves = 64;
 constexpr uint64_t kMaxWork = 2048;
 
-// Renames s onto compact ids (fresh[i] -> num_fixed + i) unless it already
-// uses them; the map is monotone, so the order of facts is kept.
-const GlobalState& compact(const GlobalState& s, const StateLayout& layout, const std::vector<Word>& fresh,
-                           std::vector<Word>& map, GlobalState& local) {
-  const uint32_t nf = layout.num_fixed;
-  if (fresh.back() - nf + 1 == fresh.size()) return s;
+// The renaming over the original ids (map[c - num_fixed]), from canonical
+// ranks of the compact ids (fresh[x] is constant x).
+void ranks_to_map(const std::vector<Word>& fresh, const std::vector<uint32_t>& rank, uint32_t nf,
+                  std::vector<Word>& map) {
   map.assign(fresh.back() - nf + 1, kUnmapped);
-  for (size_t i = 0; i < fresh.size(); ++i) map[fresh[i] - nf] = nf + static_cast<Word>(i);
-  rename(s, layout, map, local);
-  return local;
+  for (size_t i = 0; i < fresh.size(); ++i) map[fresh[i] - nf] = nf + rank[i];
 }
 
-// out.renaming over the original ids, from canonical ranks of compact ids.
-void fill_renaming(const std::vector<Word>& fresh, const std::vector<uint32_t>& rank, uint32_t nf,
-                   std::vector<Word>& renaming) {
-  renaming.assign(fresh.back() - nf + 1, kUnmapped);
-  for (size_t i = 0; i < fresh.size(); ++i) renaming[fresh[i] - nf] = nf + rank[i];
+// True when the ranks map every fresh constant onto itself: the state
+// already uses num_fixed.. in its canonical order.
+bool is_identity(const std::vector<Word>& fresh, const std::vector<uint32_t>& rank, uint32_t nf) {
+  for (size_t i = 0; i < fresh.size(); ++i)
+    if (fresh[i] != nf + rank[i]) return false;
+  return true;
 }
 
 }  // namespace
@@ -48,8 +45,7 @@ namespace detail {
 // Buffers reused between calls and the state of one search.
 struct CanonicalScratch {
   std::vector<Word> fresh, map;
-  GlobalState local;  // the input on compact fresh ids, when it is not already
-  const GlobalState* src = nullptr;
+  const GlobalState* src = nullptr;  // the input
   FactTable table;
   Refiner refiner;
   TwinFinder twin_finder;
@@ -80,8 +76,7 @@ bool search(detail::CanonicalScratch& w, const StateLayout& layout, size_t depth
   if (w.refiner.work() > w.work_limit) return false;
   if (cells == k) {
     if (++w.leaves > kMaxLeaves) return false;
-    w.map.resize(k);
-    for (uint32_t x = 0; x < k; ++x) w.map[x] = layout.num_fixed + col[x];
+    ranks_to_map(w.fresh, col, layout.num_fixed, w.map);
     rename(*w.src, layout, w.map, w.cand);
     encode(w.cand, layout, w.cand_bytes);
     if (!w.have_best || w.cand_bytes < w.best_bytes) {
@@ -117,7 +112,7 @@ bool search(detail::CanonicalScratch& w, const StateLayout& layout, size_t depth
 }  // namespace
 
 void Canonicalizer::canonicalize(const GlobalState& s, CanonicalForm& out) {
-  if (!rename_canonically(s, out, true)) {
+  if (canonical_of(s, out, true) == &s) {
     out.state = s;
     encode(s, layout_, out.bytes);
   }
@@ -125,54 +120,61 @@ void Canonicalizer::canonicalize(const GlobalState& s, CanonicalForm& out) {
 }
 
 const GlobalState& Canonicalizer::canonical_state(const GlobalState& s, CanonicalForm& out) {
-  return rename_canonically(s, out, false) ? out.state : s;
+  return *canonical_of(s, out, false);
 }
 
-bool Canonicalizer::rename_canonically(const GlobalState& s, CanonicalForm& out, bool want_bytes) {
+// Sets w.rank to the canonical order of the compact constants, or leaves
+// the canonical state itself in out.state (and out.bytes) when the
+// individualisation search found it; true in that case.
+bool Canonicalizer::order_constants(CanonicalForm& out) {
   Scratch& w = *scratch_;
-  const uint32_t nf = layout_.num_fixed;
-  ++stats_.calls;
-  fresh_constants(s, layout_, w.fresh);
-  if (w.fresh.empty()) {
-    ++stats_.fast_path;
-    out.renaming.clear();
-    return false;
-  }
-  const uint32_t k = static_cast<uint32_t>(w.fresh.size());
-  w.src = &compact(s, layout_, w.fresh, w.map, w.local);
-  w.table.build(*w.src, layout_, k);
+  const uint32_t k = w.table.k;
   if (w.levels.size() < k + 1) w.levels.resize(k + 1);
   std::vector<uint32_t>& root = w.levels[0];
   root.assign(k, 0);
-  bool have_state = false;
   if (w.refiner.refine(w.table, root) == k) {
     ++stats_.refined;
     w.rank = root;
-  } else {
-    w.have_best = false;
-    w.leaves = 0;
-    w.work_limit = w.refiner.work() + kMaxWork;
-    w.twin_finder.classes(w.table, w.twin);
-    if (search(w, layout_, 0)) {
-      ++stats_.individualized;
-      std::swap(out.state, w.best);
-      std::swap(out.bytes, w.best_bytes);
-      have_state = true;
-    } else {
-      ++stats_.nauty;
-      // levels[0] still holds the stable root colouring.
-      w.refiner.fact_colours(w.table, root, w.fact_col);
-      w.nauty.order(w.table, root, w.fact_col, w.rank);
-    }
+    return false;
   }
-  if (!have_state) {
-    w.map.resize(k);
-    for (uint32_t x = 0; x < k; ++x) w.map[x] = nf + w.rank[x];
-    rename(*w.src, layout_, w.map, out.state);
-    if (want_bytes) encode(out.state, layout_, out.bytes);
+  w.have_best = false;
+  w.leaves = 0;
+  w.work_limit = w.refiner.work() + kMaxWork;
+  w.twin_finder.classes(w.table, w.twin);
+  if (search(w, layout_, 0)) {
+    ++stats_.individualized;
+    std::swap(out.state, w.best);
+    std::swap(out.bytes, w.best_bytes);
+    return true;
   }
-  fill_renaming(w.fresh, w.rank, nf, out.renaming);
-  return true;
+  ++stats_.nauty;
+  // levels[0] still holds the stable root colouring.
+  w.refiner.fact_colours(w.table, root, w.fact_col);
+  w.nauty.order(w.table, root, w.fact_col, w.rank);
+  return false;
+}
+
+const GlobalState* Canonicalizer::canonical_of(const GlobalState& s, CanonicalForm& out, bool want_bytes) {
+  Scratch& w = *scratch_;
+  const uint32_t nf = layout_.num_fixed;
+  ++stats_.calls;
+  w.table.build(s, layout_, w.fresh);
+  if (w.fresh.empty()) {
+    ++stats_.fast_path;
+    out.renaming.clear();
+    return &s;
+  }
+  w.src = &s;
+  const bool have_state = order_constants(out);
+  ranks_to_map(w.fresh, w.rank, nf, out.renaming);
+  if (have_state) return &out.state;
+  if (is_identity(w.fresh, w.rank, nf)) {
+    ++stats_.identity;
+    return &s;
+  }
+  rename(s, layout_, out.renaming, out.state);
+  if (want_bytes) encode(out.state, layout_, out.bytes);
+  return &out.state;
 }
 
 CanonicalForm canonicalize_brute_force(const GlobalState& s, const StateLayout& layout) {
@@ -186,15 +188,13 @@ CanonicalForm canonicalize_brute_force(const GlobalState& s, const StateLayout& 
   }
   const uint32_t nf = layout.num_fixed;
   std::vector<Word> map;
-  GlobalState local, cand;
-  const GlobalState& src = compact(s, layout, fresh, map, local);
+  GlobalState cand;
   std::vector<uint32_t> perm(fresh.size()), best_perm;
   std::iota(perm.begin(), perm.end(), 0u);
   std::string bytes;
-  map.resize(fresh.size());
   do {
-    for (size_t x = 0; x < perm.size(); ++x) map[x] = nf + perm[x];
-    rename(src, layout, map, cand);
+    ranks_to_map(fresh, perm, nf, map);
+    rename(s, layout, map, cand);
     encode(cand, layout, bytes);
     if (best_perm.empty() || bytes < out.bytes) {
       out.bytes = bytes;
@@ -202,7 +202,7 @@ CanonicalForm canonicalize_brute_force(const GlobalState& s, const StateLayout& 
       best_perm = perm;
     }
   } while (std::next_permutation(perm.begin(), perm.end()));
-  fill_renaming(fresh, best_perm, nf, out.renaming);
+  ranks_to_map(fresh, best_perm, nf, out.renaming);
   out.fingerprint = fingerprint(out.bytes);
   return out;
 }

@@ -32,12 +32,16 @@ struct CanonicalStats {
   uint64_t refined = 0;         // colour refinement made every fresh constant distinct
   uint64_t individualized = 0;  // ties broken by individualisation search
   uint64_t nauty = 0;           // ties handed to nauty
+  // Of those refined or handed to nauty: already in canonical order, so the
+  // input itself is its canonical form (nothing renamed or copied).
+  uint64_t identity = 0;
   CanonicalStats& operator+=(const CanonicalStats& o) {
     calls += o.calls;
     fast_path += o.fast_path;
     refined += o.refined;
     individualized += o.individualized;
     nauty += o.nauty;
+    identity += o.identity;
     return *this;
   }
 };
@@ -52,18 +56,21 @@ class Canonicalizer {
 
   void canonicalize(const GlobalState& s, CanonicalForm& out);
   // The canonical state alone, for a caller that encodes it its own way
-  // (the explorer's segmented encoding): `s` itself when it has no fresh
-  // constants (nothing is copied; out.renaming is cleared), else out.state
-  // with out.renaming. out.bytes and out.fingerprint are not kept up to date.
+  // (the explorer's segmented encoding): `s` itself when it is its own
+  // canonical form (nothing is copied): when it has no fresh constants
+  // (out.renaming is cleared) or they are num_fixed.. in canonical order
+  // already (out.renaming is the identity), else out.state with
+  // out.renaming. out.bytes and out.fingerprint are not kept up to date.
   const GlobalState& canonical_state(const GlobalState& s, CanonicalForm& out);
   const CanonicalStats& stats() const { return stats_; }
 
  private:
   struct Scratch;
-  // Renames s into out.state (and out.bytes when `want_bytes`, or when the
-  // search encoded it anyway); false, touching nothing but out.renaming,
-  // when s has no fresh constants.
-  bool rename_canonically(const GlobalState& s, CanonicalForm& out, bool want_bytes);
+  // The canonical form of s: &s when s is its own (touching nothing but
+  // out.renaming), else &out.state, renamed (with out.bytes when
+  // `want_bytes`, or when the search encoded it anyway).
+  const GlobalState* canonical_of(const GlobalState& s, CanonicalForm& out, bool want_bytes);
+  bool order_constants(CanonicalForm& out);
   const StateLayout& layout_;
   CanonicalStats stats_;
   Scratch* scratch_;

@@ -5,30 +5,51 @@
 
 namespace ddsmc::hashing::detail {
 
-void FactTable::build(const GlobalState& s, const StateLayout& layout, uint32_t num_fresh) {
-  num_fixed = layout.num_fixed;
-  k = num_fresh;
-  max_arity = 0;
-  words.clear();
-  off.assign(1, 0);
-  auto add_runs = [&](const std::vector<Word>& run_words, Word location, uint32_t extra) {
-    for (size_t i = 0; i < run_words.size();) {
-      const Word* f = &run_words[i];
-      const uint32_t n = layout.fact_words(f[0]);
-      i += n + extra;
-      if (std::none_of(f + 1, f + n, [&](Word c) { return c >= num_fixed; })) continue;
-      words.push_back(location);
-      words.push_back(f[0]);
-      words.push_back(extra ? f[n] : 1);
-      words.insert(words.end(), f + 1, f + n);
-      off.push_back(static_cast<uint32_t>(words.size()));
-      max_arity = std::max(max_arity, n - 1);
+// Writes at words[used_] and off[num_facts() + 1]; build() made room for
+// every fact of the state.
+void FactTable::add_runs(const std::vector<Word>& run_words, Word location, uint32_t extra,
+                         const StateLayout& layout, std::vector<Word>& fresh) {
+  Word* out = words.data();
+  uint32_t used = used_;  // a local: the Word stores below could alias the member
+  const uint32_t nf = num_fixed;
+  for (size_t i = 0; i < run_words.size();) {
+    const Word* f = &run_words[i];
+    const uint32_t n = layout.fact_words(f[0]);
+    i += n + extra;
+    bool any = false;
+    for (uint32_t j = 1; j < n; ++j) {
+      const Word c = f[j];
+      if (c < nf) continue;
+      any = true;
+      if (c - nf >= seen_.size()) seen_.resize(2 * (c - nf) + 16, 0);
+      if (seen_[c - nf] != pass_) {
+        seen_[c - nf] = pass_;
+        fresh.push_back(c);
+      }
     }
-  };
-  for (size_t i = 0; i < s.dbs.size(); ++i) add_runs(s.dbs[i], static_cast<Word>(i), 0);
-  for (size_t j = 0; j < s.channels.size(); ++j)
-    add_runs(s.channels[j], static_cast<Word>(layout.num_nodes + j), 1);
+    if (!any) continue;
+    Word* w = out + used;
+    w[0] = location;
+    w[1] = f[0];
+    w[2] = extra ? f[n] : 1;
+    for (uint32_t j = 1; j < n; ++j) w[2 + j] = f[j];
+    used += n + 2;
+    off.push_back(used);
+    max_arity = std::max(max_arity, n - 1);
+  }
+  used_ = used;
+}
 
+void FactTable::compact_ids(const std::vector<Word>& fresh) {
+  if (fresh.back() - num_fixed + 1 == k) return;  // already num_fixed .. num_fixed+k-1
+  if (index_.size() < seen_.size()) index_.resize(seen_.size());
+  for (uint32_t x = 0; x < k; ++x) index_[fresh[x] - num_fixed] = x;
+  for (uint32_t f = 0; f < num_facts(); ++f)
+    for (uint32_t i = off[f] + 3; i < off[f + 1]; ++i)
+      if (words[i] >= num_fixed) words[i] = num_fixed + index_[words[i] - num_fixed];
+}
+
+void FactTable::fill_occurrences() {
   // Occurrence lists in CSR form: count, prefix sums, fill.
   occ_start.assign(k + 1, 0);
   for (uint32_t f = 0; f < num_facts(); ++f)
@@ -41,6 +62,36 @@ void FactTable::build(const GlobalState& s, const StateLayout& layout, uint32_t 
   for (uint32_t f = 0; f < num_facts(); ++f)
     for (uint32_t i = off[f] + 3; i < off[f + 1]; ++i)
       if (words[i] >= num_fixed) occ[fill[words[i] - num_fixed]++] = Occ{f, i - off[f] - 3};
+}
+
+void FactTable::build(const GlobalState& s, const StateLayout& layout, std::vector<Word>& fresh) {
+  num_fixed = layout.num_fixed;
+  max_arity = 0;
+  // A fact of n words (a channel entry of n + 1) with a fresh argument has
+  // n >= 2 and takes n + 2 words here: at most twice its own.
+  size_t bound = 0;
+  for (const auto& db : s.dbs) bound += db.size();
+  for (const auto& ch : s.channels) bound += ch.size();
+  if (words.size() < 2 * bound) words.resize(2 * bound);
+  used_ = 0;
+  off.assign(1, 0);
+  fresh.clear();
+  if (++pass_ == 0) {  // the pass counter wrapped: forget every old mark
+    std::fill(seen_.begin(), seen_.end(), 0);
+    pass_ = 1;
+  }
+  for (size_t i = 0; i < s.dbs.size(); ++i) add_runs(s.dbs[i], static_cast<Word>(i), 0, layout, fresh);
+  for (size_t j = 0; j < s.channels.size(); ++j)
+    add_runs(s.channels[j], static_cast<Word>(layout.num_nodes + j), 1, layout, fresh);
+  k = static_cast<uint32_t>(fresh.size());
+  if (k == 0) {
+    occ_start.assign(1, 0);
+    occ.clear();
+    return;
+  }
+  std::sort(fresh.begin(), fresh.end());
+  compact_ids(fresh);
+  fill_occurrences();
 }
 
 namespace {
@@ -87,14 +138,17 @@ uint32_t Refiner::refine(const FactTable& t, std::vector<uint32_t>& col) {
       if (r == 0 || keys_[r].col != keys_[r - 1].col || keys_[r].sig != keys_[r - 1].sig) start = r, ++new_cells;
       col[keys_[r].x] = start;
     }
-    if (new_cells == cells) return cells;  // nothing split: col is unchanged
+    // Nothing split: col is unchanged. All cells single: col is discrete,
+    // which no further round can split (nor reorder: the old colour sorts
+    // first), so the round that would find it stable is saved.
+    if (new_cells == cells || new_cells == k) return new_cells;
     cells = new_cells;
   }
 }
 
 void Refiner::fact_colours(const FactTable& t, const std::vector<uint32_t>& col, std::vector<uint32_t>& out) {
   const uint32_t nfacts = t.num_facts();
-  desc_ = t.words;
+  desc_.assign(t.words.begin(), t.words.begin() + t.off.back());
   for (uint32_t f = 0; f < nfacts; ++f)
     for (uint32_t i = t.off[f] + 3; i < t.off[f + 1]; ++i)
       if (desc_[i] >= t.num_fixed) desc_[i] = t.num_fixed + col[desc_[i] - t.num_fixed];

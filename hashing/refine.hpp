@@ -10,15 +10,18 @@
 
 namespace ddsmc::hashing::detail {
 
-// The state must use compact fresh ids num_fixed .. num_fixed+k-1, so that
-// fresh constant num_fixed+x is "constant x" (x in [0, k)). Facts without
-// fresh constants are the same under every renaming and are left out.
+// The facts of a state that mention a fresh constant, with the fresh ids
+// made compact: the i-th smallest fresh constant of the state is
+// "constant i" (num_fixed + i in the words below, i in [0, k)). Facts
+// without fresh constants are the same under every renaming and are left
+// out.
 struct FactTable {
   uint32_t num_fixed = 0;
   uint32_t k = 0;          // number of fresh constants
   uint32_t max_arity = 0;  // over the facts below
   // Fact f is words[off[f] .. off[f+1]) = [location, pred, count, args...];
   // location is the node index, or num_nodes + arc index; count is 1 in DBs.
+  // Words from off.back() on are scratch.
   std::vector<Word> words;
   std::vector<uint32_t> off;
   // Occurrences of constant x: occ[occ_start[x] .. occ_start[x+1]).
@@ -30,10 +33,21 @@ struct FactTable {
   std::vector<Occ> occ;
 
   uint32_t num_facts() const { return static_cast<uint32_t>(off.size()) - 1; }
-  void build(const GlobalState& s, const StateLayout& layout, uint32_t num_fresh);
+  // One pass over s: the table, and s's distinct fresh constants ascending
+  // in `fresh` (fresh[i] is constant i). k = 0 when s has none.
+  void build(const GlobalState& s, const StateLayout& layout, std::vector<Word>& fresh);
 
  private:
+  void add_runs(const std::vector<Word>& run_words, Word location, uint32_t extra, const StateLayout& layout,
+                std::vector<Word>& fresh);
+  void compact_ids(const std::vector<Word>& fresh);
+  void fill_occurrences();
   std::vector<uint32_t> fill_;
+  // Per fresh id c - num_fixed: the pass that last saw it (seen_ == pass_),
+  // and then its compact index.
+  std::vector<uint32_t> seen_, index_;
+  uint32_t pass_ = 0;
+  uint32_t used_ = 0;  // words written by this build
 };
 
 // Colourings are "cell start" colourings: the colour of x is the number of
