@@ -176,6 +176,25 @@ engine::ExploreOptions explore_options(const CheckOptions& opts, CheckSetup& s, 
   return eo;
 }
 
+// Between rounds of the exploration: the compiled step, once the compile
+// in the background is over (its outcome said); true when the system now
+// uses it. A stop request stops the compiler too.
+bool take_background_step(CheckSetup& s, engine::D2cSystem& system, uint64_t states) {
+  if (!s.background) return false;  // taken, or given up on, already
+  if (stop_requests().load() != 0) s.background->stop();
+  const engine::CompiledStepLibrary::Loaded* loaded = s.background->outcome();
+  if (!loaded) return false;
+  say_background_outcome(*loaded, states);
+  const bool taken = loaded->library != nullptr;
+  if (taken) {
+    s.step->compiled = loaded->library;
+    s.compiled_from_state = states;
+    system.use_step(loaded->library);
+  }
+  s.background.reset();
+  return taken;
+}
+
 // This process's part of the checkpoint to resume (read on the
 // exploration's workers), or nullopt (every process: restore() agrees).
 std::optional<engine::Restored> restore(const std::string& dir, const Checkpointing& checkpoints,
@@ -251,6 +270,7 @@ int analyse_and_report(const CheckOptions& opts, const CheckSetup& s, const engi
   CheckOutcome o{opts, *s.model, *s.compiled, res, {}, {}, {}, {}, s.memory_limit};
   o.backend = s.step->name();
   o.compile_seconds = s.step->compile_seconds();
+  o.compiled_from_state = s.compiled_from_state;
   o.figures = backend.figures();
   o.scratch = s.scratch ? &*s.scratch : nullptr;
   o.scratch_note = s.scratch_note;
@@ -277,15 +297,17 @@ int run_check(const CheckOptions& opts) {
   engine::Cancellation cancel(stop_requests());
   begin_graceful_stop();
   MemoryWatch watch(s.memory_limit);
-  const engine::D2cSystem system(*s.compiled, s.step->compiled);
+  engine::D2cSystem system(*s.compiled, s.step->compiled);
   std::optional<engine::Restored> restored;
   if (opts.resume && !(restored = restore(*opts.resume, *s.checkpoints, system, pool.threads()))) return kExitUsage;
   const std::vector<engine::Verdict> saved = restored ? restored->meta.verdicts : std::vector<engine::Verdict>{};
   const auto fairness = opts.fairness == "none" ? engine::Fairness::None : engine::Fairness::Channel;
   const std::unique_ptr<engine::Backend> backend =
       processes->backend(fairness, cancel, [&c = *s.checkpoints](const auto&... a) { c.after_analysis(a...); });
-  const engine::ExploreResult& res =
-      backend->explore(system, explore_options(opts, s, pool.threads(), cancel), std::move(restored));
+  engine::ExploreOptions eo = explore_options(opts, s, pool.threads(), cancel);
+  if (s.background) eo.generators_changed = [&](uint64_t states) { return take_background_step(s, system, states); };
+  const engine::ExploreResult& res = backend->explore(system, eo, std::move(restored));
+  s.background.reset();  // a compile not over yet is stopped: the exploration is
   s.checkpoints->after_exploration(res, backend->graph(), backend->gids());
   cancel.set_grace(kGrace);
   // The analysis and the traces read states back, never look them up: the

@@ -178,6 +178,7 @@ json report_json(const CheckOutcome& o) {
                      {"threads", res.threads},
                      {"backend", o.backend},
                      {"compile_seconds", o.compile_seconds},
+                     {"compiled_from_state", o.compiled_from_state ? json(o.compiled_from_state) : json()},
                      {"memory_limit_bytes", o.memory_limit},
                      {"bytes_per_state", res.num_states() ? double(res.memory.total()) / double(res.num_states()) : 0.0},
                      {"memory", memory_json(res.memory)},

@@ -41,6 +41,7 @@ struct CheckOutcome {
   double analysis_seconds = 0;  // the analyses of the properties (not lifting their traces)
   std::string backend = "interpreted";  // which evaluator ran the steps (--backend)
   double compile_seconds = 0;           // generating and compiling its step (0: cached or interpreted)
+  uint64_t compiled_from_state = 0;     // compiled in the background: the states found before the switch (0: none)
   engine::RankFigures figures{};        // the processes' (Backend::figures())
   // Where this process's graph went (--scratch): the directory (nullptr:
   // none usable), why it stayed in memory, why it stopped going to disk,

@@ -7,6 +7,7 @@
 #include "app/check_identity.hpp"
 #include "app/memory_limit.hpp"
 #include "app/runtime.hpp"
+#include "dist/mpi_context.hpp"
 
 namespace ddsmc::app {
 namespace {
@@ -70,13 +71,17 @@ int set_up_checkpoints(const CheckOptions& opts, const engine::Processes& proces
 // The model's step evaluator: rank 0 compiles first, the others then find
 // its object in the cache (or, on a machine that does not share it, compile
 // their own). A --backend compiled that cannot be had is refused before any
-// output is touched. The compiler runs under the check's memory limit.
+// output is touched. The compiler runs under the check's memory limit. In
+// one process, auto does not wait for a compile: it starts interpreting
+// (app/background_step.hpp).
 int choose_step(const CheckOptions& opts, const engine::Processes& processes, CheckSetup& s) {
   engine::CompiledStepOptions compiler;
   compiler.memory_bytes = s.memory_limit;
   compiler.stop = &stop_requests();
   s.compiled.emplace(engine::compile(*s.model));
-  if (processes.root()) s.step = choose_step_backend(opts.backend, *s.compiled, true, compiler);
+  const bool one_process = processes.size() == 1 && !dist::launched_under_mpi();
+  if (processes.root())
+    s.step = choose_step_backend(opts.backend, *s.compiled, true, compiler, -1, one_process ? &s.background : nullptr);
   processes.worst(0);
   if (!processes.root()) s.step = choose_step_backend(opts.backend, *s.compiled, false, compiler, processes.rank());
   return processes.worst(s.step ? 0 : kExitUsage);

@@ -37,6 +37,11 @@ struct CheckSetup {
   std::string scratch_note;
   std::optional<engine::CompiledModel> compiled;
   std::optional<StepBackend> step;  // the evaluator of the model's steps
+  // --backend auto on a cache miss (one process): the compile running in the
+  // background, until the exploration takes its step (declared after
+  // `compiled`, which it reads: destroyed first).
+  std::unique_ptr<BackgroundStep> background;
+  uint64_t compiled_from_state = 0;  // the states explored before the switch to it (0: none)
   std::vector<std::unique_ptr<Output>> files;
   Output* json_out = nullptr;   // --json (rank 0)
   Output* trace_out = nullptr;  // --trace (rank 0)

@@ -3,10 +3,12 @@
 // same order, so the choice changes time only, never a result.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
 
+#include "app/background_step.hpp"
 #include "engine/d2c/compile.hpp"
 #include "engine/d2c/compiled_step.hpp"
 
@@ -31,7 +33,15 @@ struct StepBackend {
 // other than 0 under MPI, which is otherwise silent): why a --backend
 // compiled cannot be had there is printed, prefixed with the rank, since
 // the job exits 2 for it.
+// `background` (auto only; one process, not under MPI): when the cache
+// lacks the step, the interpreter now, and *background set to the compile
+// started in the background (said when `say`).
 std::optional<StepBackend> choose_step_backend(const std::string& option, const engine::CompiledModel& cm, bool say,
-                                               engine::CompiledStepOptions compiler = {}, int rank = -1);
+                                               engine::CompiledStepOptions compiler = {}, int rank = -1,
+                                               std::unique_ptr<BackgroundStep>* background = nullptr);
+
+// Says (stderr) how a background compile ended: the compiled step taken
+// from state `states` on, or why the interpreter goes on.
+void say_background_outcome(const engine::CompiledStepLibrary::Loaded& loaded, uint64_t states);
 
 }  // namespace ddsmc::app

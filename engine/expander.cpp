@@ -11,6 +11,7 @@ Expander::Expander(const System& system, OnBound on_bound, hashing::TreeStore& s
     : system_(system), on_bound_(on_bound), store_(store), gen_(system.generator()), canon_(system.layout()),
       base_(store.tree_size(), hashing::TreeStore::kUnknown),
       decoded_(store.parts(), hashing::TreeStore::kUnknown) {
+  gen_->set_skip_violating(on_bound == OnBound::Prune);
   current_.dbs.resize(system.layout().num_nodes);
   current_.channels.resize(system.layout().num_arcs);
 }

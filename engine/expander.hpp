@@ -55,7 +55,19 @@ struct Candidate {
 class Expander {
  public:
   Expander(const System& system, OnBound on_bound, hashing::TreeStore& store);
-  void set_cancellation(Cancellation* c) { gen_->set_cancellation(c); }
+  void set_cancellation(Cancellation* c) {
+    cancel_ = c;
+    gen_->set_cancellation(c);
+  }
+  // Takes a new generator from the system (which now evaluates steps
+  // another way, with the same successors in the same order), keeping the
+  // cancellation. Not while expanding.
+  void renew_generator() {
+    skipped_before_ += gen_->skipped();
+    gen_ = system_.generator();
+    if (cancel_) gen_->set_cancellation(cancel_);
+    gen_->set_skip_violating(on_bound_ == OnBound::Prune);
+  }
   // The successors of the state of root `root`, in the generator's order.
   void expand(uint32_t root, FunctionRef<void(const Candidate&)> out);
   // The same when only some successors are interned here, those whose
@@ -73,7 +85,9 @@ class Expander {
   // until the next call).
   const hashing::SegmentedEncoding& canonical_encoding(const hashing::GlobalState& s);
   hashing::CanonicalStats stats() const;
-  uint64_t pruned() const { return pruned_; }
+  // Successors dropped by on_bound == Prune: here, or by the generator
+  // before it built them.
+  uint64_t pruned() const { return pruned_ + skipped_before_ + gen_->skipped(); }
 
  private:
   const System& system_;
@@ -93,6 +107,8 @@ class Expander {
   hashing::CanonicalForm form_;
   const hashing::GlobalState* canonical_ = nullptr;  // what intern() interned: its argument or form_.state
   uint64_t plain_ = 0, pruned_ = 0, repeated_ = 0;
+  Cancellation* cancel_ = nullptr;
+  uint64_t skipped_before_ = 0;  // by the generators renew_generator() dropped
   // Encodes the parts of succ listed in `changed` (ascending, repeats
   // allowed) into part_bytes_, listed in parts_.
   void encode_changed(const hashing::GlobalState& succ, const std::vector<uint32_t>& changed);

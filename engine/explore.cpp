@@ -124,6 +124,8 @@ class Bfs {
         n = static_cast<StateId>(std::min(static_cast<double>(n), sources));
       }
       const StateId hi = std::min<StateId>(end, lo + n);
+      if (opts_.generators_changed && opts_.generators_changed(g_.num_states() + slice.new_states()))
+        for (auto& w : workers_) w->expander.renew_generator();
       reserve_for(hi - lo, g_.num_states() + slice.new_states(), room);
       const uint64_t new_before = slice.new_states();
       slice.expand_round(

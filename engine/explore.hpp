@@ -62,6 +62,12 @@ struct ExploreOptions {
   // it at the same point, with its shard.
   std::function<bool()> checkpoint_due;
   std::function<void(const struct ExplorePoint&)> checkpoint;
+  // Before each round, with the states found so far (one process only; not
+  // polled under MPI): true when the system's generator() now evaluates
+  // steps another way, giving the same successors in the same order (the
+  // app's compiled step, ready after a compile in the background): every
+  // worker then takes a new generator before the round.
+  std::function<bool(uint64_t states)> generators_changed;
 };
 
 // An exploration between two slices, as a checkpoint saves it: this

@@ -65,6 +65,12 @@ class Generator {
   virtual void successors(hashing::GlobalState& s, Sink sink) = 0;
   // Never null; the default never stops.
   virtual void set_cancellation(Cancellation* c) = 0;
+  // Set when the caller drops every successor over a bound (--on-bound
+  // prune): the generator may then drop those it can tell early, before
+  // building them, instead of calling the sink, and count them in
+  // skipped(). By default every step reaches the sink.
+  virtual void set_skip_violating(bool) {}
+  virtual uint64_t skipped() const { return 0; }
 };
 
 class System {

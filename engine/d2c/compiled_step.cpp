@@ -262,22 +262,23 @@ CompiledStepLibrary::Loaded CompiledStepLibrary::load(const CompiledModel& cm, c
   if (dir.empty()) res.warnings.push_back("no home directory to cache the compiled step in: compiled for this run only");
 
   std::shared_ptr<CompiledStepLibrary> lib;
-  switch (cache->verify(key, why)) {
-    case StepCache::Entry::Intact:
-      lib = open(cache->path(key, ".so"), fp, why);
-      if (lib) {
-        lib->from_cache_ = true;
-        break;
-      }
-      [[fallthrough]];
-    case StepCache::Entry::Damaged:
-      res.warnings.push_back("the cached step " + cache->path(key, ".so") + " is not used: " + why +
-                             "; compiling it again");
-      [[fallthrough]];
-    case StepCache::Entry::Missing:
-      lib = Build{&CompiledStepLibrary::open, *cache, key, gen.source, fp, compiler, limits}.run(res.error);
-      if (!lib) return res;
-      lib->compile_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const StepCache::Entry entry = cache->verify(key, why);
+  if (entry == StepCache::Entry::Intact) {
+    lib = open(cache->path(key, ".so"), fp, why);
+    if (lib) lib->from_cache_ = true;
+  }
+  if (!lib && entry != StepCache::Entry::Missing)  // damaged, or intact but not loadable
+    res.warnings.push_back("the cached step " + cache->path(key, ".so") + " is not used: " + why +
+                           "; compiling it again");
+  if (!lib && opts.cached_only) {
+    res.error = "not cached";
+    res.not_cached = true;
+    return res;
+  }
+  if (!lib) {
+    lib = Build{&CompiledStepLibrary::open, *cache, key, gen.source, fp, compiler, limits}.run(res.error);
+    if (!lib) return res;
+    lib->compile_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
   lib->source_path_ = cache->path(key, ".cpp");
   lib->object_path_ = cache->path(key, ".so");

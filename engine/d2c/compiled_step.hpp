@@ -35,6 +35,10 @@ struct CompiledStepOptions {
   // `--backend auto`: refuse, as "unprofitable", a step whose compile would
   // cost more than interpreting the whole check (kMaxProfitableDepth).
   bool only_if_profitable = false;
+  // Load the step only if the cache holds it intact: never compile
+  // (Loaded::not_cached otherwise). `check --backend auto` asks this first,
+  // and compiles in the background on a miss (app/background_step.hpp).
+  bool cached_only = false;
 };
 
 // The deepest join (body items of one rule) that `auto` compiles: the
@@ -57,6 +61,7 @@ class CompiledStepLibrary {
                         // did not compile), with the files' paths
     bool no_compiler = false;   // the compiler cannot be run at all
     bool unprofitable = false;  // only_if_profitable refused the step
+    bool not_cached = false;    // cached_only, and the cache had no usable object
     std::vector<std::string> warnings;  // a damaged cache entry rebuilt, no cache directory, ...
   };
   static Loaded load(const CompiledModel& cm, const CompiledStepOptions& opts = {});

@@ -173,6 +173,13 @@ void SuccessorGenerator::expand(hashing::GlobalState& s, uint32_t a, const Word*
     // the evaluator may still read for the next outcome, stays as it is.
     auto& db = s.dbs[arc.dst];
     const bool stable = r.db == db;
+    StepDetail detail;
+    // The source is within bounds, so an unchanged DB is too.
+    if (!stable) detail.violation = check_db_bound(r.db, arc.dst, cm_, scratch_);
+    if (detail.violation && skip_violating_) {
+      ++skipped_;
+      return;
+    }
     if (!stable) {
       saved_db_.swap(db);
       db = r.db;
@@ -180,13 +187,10 @@ void SuccessorGenerator::expand(hashing::GlobalState& s, uint32_t a, const Word*
     saved_ = 0;
     save_channel(s, a);
     channel_remove(s.channels[a], payload, layout);
-    StepDetail detail;
     detail.arc = a;
     detail.payload = payload;
     detail.input = &input;
     detail.result = &r;
-    // The source is within bounds, so an unchanged DB is too.
-    if (!stable) detail.violation = check_db_bound(r.db, arc.dst, cm_, scratch_);
     send_messages(s, arc.dst, r.sent, cm_, touched_, [&](uint32_t t) {
       if (t != a) save_channel(s, t);
     });

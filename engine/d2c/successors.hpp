@@ -60,6 +60,11 @@ class SuccessorGenerator {
   // simulate() and lift(); never null. After Cancelled (or std::bad_alloc)
   // the generator is left unusable: drop it.
   void set_cancellation(Cancellation* c);
+  // Under --on-bound prune: a step whose new DB is over the state bound is
+  // dropped before its successor is built (channels edited and saved), and
+  // counted in skipped(), instead of reaching the sink (Generator's).
+  void set_skip_violating(bool skip) { skip_violating_ = skip; }
+  uint64_t skipped() const { return skipped_; }
 
  private:
   void expand(hashing::GlobalState& s, uint32_t arc, const Word* payload, const std::vector<Word>& input,
@@ -79,6 +84,8 @@ class SuccessorGenerator {
   std::vector<uint32_t> saved_arcs_;
   std::vector<std::vector<Word>> saved_channels_;
   uint32_t saved_ = 0;
+  bool skip_violating_ = false;
+  uint64_t skipped_ = 0;
   std::vector<uint32_t> touched_;
   std::vector<uint32_t> parts_;
   std::vector<Word> scratch_;

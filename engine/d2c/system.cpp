@@ -18,6 +18,8 @@ class D2cGenerator final : public Generator {
     });
   }
   void set_cancellation(Cancellation* c) override { gen_.set_cancellation(c); }
+  void set_skip_violating(bool skip) override { gen_.set_skip_violating(skip); }
+  uint64_t skipped() const override { return gen_.skipped(); }
 
  private:
   SuccessorGenerator gen_;

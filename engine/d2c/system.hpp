@@ -26,6 +26,9 @@ class D2cSystem final : public System {
   bool may_have_fresh() const override { return cm_.may_have_fresh; }
   std::unique_ptr<Generator> generator() const override;
   const CompiledModel& compiled() const { return cm_; }
+  // Generators made from now on evaluate steps with `compiled` (null: the
+  // interpreter). Not while another thread calls generator().
+  void use_step(std::shared_ptr<const CompiledStepLibrary> compiled) { compiled_ = std::move(compiled); }
 
  private:
   const CompiledModel& cm_;

@@ -2,7 +2,8 @@
 // report (every count, verdict and trace; only the run's statistics differ)
 // on every bundled example under both fairness modes and on a bound
 // violation; what auto and compiled do when no compiler can be run, and
-// when the compiler fails (a ddsmc bug, named as one).
+// when the compiler fails (a ddsmc bug, named as one); auto's compile in
+// the background, which no check waits for.
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -87,16 +88,96 @@ TEST(BackendCli, WithoutACompilerAutoInterpretsAndCompiledIsRefused) {
                          "--backend compiled: no compiler");
 }
 
+// A compile auto started in the background: the check never waits for it,
+// reports what the interpreter reports, and says what became of the compile
+// if it ended before the exploration did (`why`, when given). compiled
+// waits for the same compile and is refused with `refused`.
+void expect_auto_goes_on(const std::vector<std::string>& env, const std::string& why, const std::string& refused) {
+  Backed a = check_with("auto", {example("flooding"), "--network", "ring:4"}, env);
+  EXPECT_EQ(a.run.exit_code, 0) << describe(a.run);
+  EXPECT_EQ(a.stats["backend"], "interpreted");
+  EXPECT_TRUE(contains(a.run.err, "backend interpreted until the compiled step is ready")) << describe(a.run);
+  if (contains(a.run.err, "backend interpreted (")) {
+    EXPECT_TRUE(contains(a.run.err, why)) << describe(a.run);
+  }
+  Backed c = check_with("compiled", {example("flooding"), "--network", "ring:4"}, env);
+  EXPECT_EQ(c.run.exit_code, 2) << describe(c.run);
+  EXPECT_TRUE(contains(c.run.err, refused)) << describe(c.run);
+  Backed i = check_with("interpreted", {example("flooding"), "--network", "ring:4"}, env);
+  EXPECT_EQ(a.report, i.report);
+}
+
 TEST(BackendCli, ACompilerErrorIsADdsmcBugThatAutoSurvives) {
   const std::string cache = temp_dir();
-  expect_auto_interprets({"DDSMC_CXX=" + failing_compiler(), "DDSMC_CACHE_DIR=" + cache},
-                         "ddsmc bug: the generated step function " + cache + "/step-", "ddsmc bug");
+  expect_auto_goes_on({"DDSMC_CXX=" + failing_compiler(), "DDSMC_CACHE_DIR=" + cache},
+                      "ddsmc bug: the generated step function " + cache + "/step-", "ddsmc bug");
+}
+
+// auto does not wait for the compiler: a compiler that would hang for a
+// minute delays no check, and the check stops it when it ends (it runs in a
+// process group of its own, so only ddsmc can).
+TEST(BackendCli, AutoNeverWaitsForTheCompiler) {
+  const std::string pid_file = temp_dir() + "/slow-compiler";
+  const std::string cc = temp_file("#!/bin/sh\n[ \"$1\" = --version ] && { echo slow-cc; exit 0; }\nsleep 1000 &\necho $! > " +
+                                   pid_file + ".tmp\nmv " + pid_file + ".tmp " + pid_file + "\nwait\n", ".sh");
+  std::filesystem::permissions(cc, std::filesystem::perms::owner_all);
+  const std::vector<std::string> env{"DDSMC_CXX=" + cc, "DDSMC_COMPILE_TIMEOUT=60",
+                                     "DDSMC_CACHE_DIR=" + temp_dir() + "/slow-cache"};
+  const auto t0 = std::chrono::steady_clock::now();
+  Backed a = check_with("auto", {example("flooding"), "--network", "ring:5"}, env);
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(a.run.exit_code, 0) << describe(a.run);
+  EXPECT_LT(took, 50.0) << describe(a.run);  // the compiler alone would take 60 s before it is given up on
+  EXPECT_EQ(a.stats["backend"], "interpreted");
+  EXPECT_TRUE(a.stats["compiled_from_state"].is_null());
+  EXPECT_EQ(a.report, check_with("interpreted", {example("flooding"), "--network", "ring:5"}).report);
+  if (!std::filesystem::exists(pid_file)) return;  // the check was over before the compiler started
+  pid_t child = 0;
+  std::ifstream(pid_file) >> child;
+  ASSERT_GT(child, 0);
+  bool gone = false;
+  for (int i = 0; i < 500 && !gone; ++i) {  // gone, or a zombie not reaped yet
+    std::ifstream stat("/proc/" + std::to_string(child) + "/stat");
+    std::string pid_text, name, state;
+    gone = !(stat >> pid_text >> name >> state) || state == "Z";
+    if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(gone) << "the compiler's child " << child << " outlived ddsmc";
+  if (!gone) ::kill(child, SIGKILL);
+}
+
+// A check long enough for the compile: it switches to the compiled step
+// between two rounds, says from which state on, and reports exactly what
+// the interpreter reports; the next check finds the step in the cache.
+TEST(BackendCli, AutoTakesTheCompiledStepWhenItIsReady) {
+  const std::string cache = temp_dir() + "/switch-cache";
+  const std::vector<std::string> args{example("flooding"), "--network", "ring:8", "--threads", "2"};
+  Backed a = check_with("auto", args, {"DDSMC_CACHE_DIR=" + cache});
+  Backed i = check_with("interpreted", args);
+  ASSERT_EQ(a.run.exit_code, 0) << describe(a.run);
+  EXPECT_EQ(a.report, i.report);
+  EXPECT_EQ(a.traces, i.traces);
+  // (On a machine so loaded that ring:8 ends first, the run interprets to
+  // the end, which the report also says.)
+  if (a.stats["backend"] == "compiled") {
+    EXPECT_GT(a.stats["compiled_from_state"].get<uint64_t>(), 0u);
+    EXPECT_LT(a.stats["compiled_from_state"].get<uint64_t>(), a.report["states"].get<uint64_t>());
+    EXPECT_GT(a.stats["compile_seconds"].get<double>(), 0.0);
+    EXPECT_TRUE(contains(a.run.err, "backend compiled from state ")) << describe(a.run);
+    Backed again = check_with("auto", args, {"DDSMC_CACHE_DIR=" + cache});
+    EXPECT_EQ(again.stats["backend"], "compiled");
+    EXPECT_TRUE(again.stats["compiled_from_state"].is_null());
+    EXPECT_TRUE(contains(again.run.err, ", cached)")) << describe(again.run);
+  } else {
+    EXPECT_EQ(a.stats["backend"], "interpreted");
+    EXPECT_TRUE(a.stats["compiled_from_state"].is_null());
+  }
 }
 
 TEST(BackendCli, TheObjectIsCachedAndItsCompileTimeReported) {
   const std::string cache = temp_dir();
   const std::vector<std::string> env{"DDSMC_CACHE_DIR=" + cache};
-  Backed first = check_with("auto", {example("echo")}, env);
+  Backed first = check_with("compiled", {example("echo")}, env);  // (auto would not wait for it)
   ASSERT_EQ(first.stats["backend"], "compiled") << describe(first.run);
   EXPECT_GT(first.stats["compile_seconds"].get<double>(), 0.0);
   EXPECT_TRUE(contains(first.run.err, "backend compiled (" + cache + "/step-")) << describe(first.run);
@@ -119,8 +200,8 @@ TEST(BackendCli, AForeignObjectInTheCacheNeverDecidesAVerdict) {
   const std::vector<std::string> args{example("ping_pong"), "--property", "always-total"};
   Backed truth = check_with("interpreted", args, env);
   ASSERT_EQ(truth.run.exit_code, 1) << describe(truth.run);
-  Backed echo = check_with("auto", {example("echo")}, env);  // (auto names the object)
-  Backed pp = check_with("auto", args, env);
+  Backed echo = check_with("compiled", {example("echo")}, env);  // (compiled names the object)
+  Backed pp = check_with("compiled", args, env);
   ASSERT_EQ(pp.run.exit_code, 1) << describe(pp.run);
   std::string echo_so, pp_so;
   for (const auto& e : std::filesystem::directory_iterator(cache)) {
@@ -130,7 +211,14 @@ TEST(BackendCli, AForeignObjectInTheCacheNeverDecidesAVerdict) {
   }
   ASSERT_FALSE(echo_so.empty() || pp_so.empty()) << describe(echo.run) << describe(pp.run);
   std::filesystem::copy_file(echo_so, pp_so, std::filesystem::copy_options::overwrite_existing);
-  Backed planted = check_with("auto", args, env);
+  // auto sees it at once (and interprets while it compiles the step anew);
+  // compiled rebuilds it and runs the true step.
+  Backed seen = check_with("auto", args, env);
+  EXPECT_EQ(seen.run.exit_code, 1) << describe(seen.run);
+  EXPECT_EQ(seen.report, truth.report);
+  EXPECT_TRUE(contains(seen.run.err, "warning: the cached step " + pp_so + " is not used")) << describe(seen.run);
+  std::filesystem::copy_file(echo_so, pp_so, std::filesystem::copy_options::overwrite_existing);
+  Backed planted = check_with("compiled", args, env);
   EXPECT_EQ(planted.run.exit_code, 1) << describe(planted.run);
   EXPECT_EQ(planted.report, truth.report);
   EXPECT_EQ(planted.stats["backend"], "compiled");
@@ -150,7 +238,7 @@ TEST(BackendCli, ACacheOthersCanWriteIsRefused) {
 // Without HOME the cache is in the home directory of the password database,
 // never in a predictable shared place such as /tmp/ddsmc-cache-UID.
 TEST(BackendCli, WithoutHomeTheCacheIsNotInASharedPlace) {
-  Backed a = check_with("auto", {example("flooding"), "--network", "ring:4"},
+  Backed a = check_with("compiled", {example("flooding"), "--network", "ring:4"},
                         {"-u", "HOME", "-u", "DDSMC_CACHE_DIR", "-u", "XDG_CACHE_HOME"});
   EXPECT_EQ(a.run.exit_code, 0) << describe(a.run);
   EXPECT_EQ(a.stats["backend"], "compiled") << describe(a.run);
@@ -159,13 +247,14 @@ TEST(BackendCli, WithoutHomeTheCacheIsNotInASharedPlace) {
       << describe(a.run);
 }
 
-// A compiler that hangs: auto gives up after DDSMC_COMPILE_TIMEOUT and
-// interprets; compiled stops with exit 2. Neither waits for ever.
+// A compiler that hangs: auto interprets without waiting for it (and gives
+// up on it after DDSMC_COMPILE_TIMEOUT if the check lasts that long);
+// compiled stops with exit 2 after that time. Neither waits for ever.
 TEST(BackendCli, AHangingCompilerIsGivenUpOn) {
   const std::string cc = temp_file("#!/bin/sh\n[ \"$1\" = --version ] && { echo hang-cc; exit 0; }\nexec sleep 1000\n", ".sh");
   std::filesystem::permissions(cc, std::filesystem::perms::owner_all);
-  expect_auto_interprets({"DDSMC_CXX=" + cc, "DDSMC_COMPILE_TIMEOUT=1", "DDSMC_CACHE_DIR=" + temp_dir() + "/hang-cache"},
-                         "took longer than 1 s", "took longer than 1 s");
+  expect_auto_goes_on({"DDSMC_CXX=" + cc, "DDSMC_COMPILE_TIMEOUT=1", "DDSMC_CACHE_DIR=" + temp_dir() + "/hang-cache"},
+                      "took longer than 1 s", "took longer than 1 s");
 }
 
 // SIGTERM to ddsmc while it compiles the step: ddsmc exits (3, before any
@@ -177,7 +266,8 @@ TEST(BackendCli, ASignalDuringTheCompileStopsTheCompilerToo) {
                                    pid_file + ".tmp\nmv " + pid_file + ".tmp " + pid_file + "\nwait\n", ".sh");
   std::filesystem::permissions(cc, std::filesystem::perms::owner_all);
   Spawned s = spawn_program("/usr/bin/env", {"DDSMC_CXX=" + cc, "DDSMC_CACHE_DIR=" + temp_dir() + "/signal-cache",
-                                             ddsmc_binary(), "check", example("flooding"), "--network", "ring:4"});
+                                             ddsmc_binary(), "check", example("flooding"), "--network", "ring:4",
+                                             "--backend", "compiled"});
   for (int i = 0; i < 3000 && !std::filesystem::exists(pid_file); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   ASSERT_TRUE(std::filesystem::exists(pid_file)) << read_text(s.err_path);

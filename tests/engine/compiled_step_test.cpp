@@ -322,6 +322,71 @@ TEST(CompiledStep, ExplorationsThroughTheCompiledStepAreIdentical) {
   }
 }
 
+// `--backend auto`'s switch: an exploration that starts on the interpreter
+// and takes the compiled step between two rounds (ExploreOptions::
+// generators_changed, at its 1st, 3rd or 10th poll) gives the same graph,
+// field by field, as the interpreter's alone, at one and two threads.
+TEST(CompiledStep, SwitchingToTheCompiledStepMidExplorationChangesNothing) {
+  for (const auto& [name, network] : std::vector<std::pair<std::string, std::string>>{
+           {"flooding", "ring:5"}, {"ring_broadcast", "ring:3"}, {"leader_election", "ring:3"}}) {
+    model::Diagnostics diag;
+    model::Overrides ov;
+    ov.network_spec = network;
+    auto m = model::load_model(test::source_path("examples/" + name + ".d2c"), ov, diag);
+    ASSERT_TRUE(m) << name;
+    const engine::CompiledModel cm = engine::compile(*m);
+    auto loaded = engine::CompiledStepLibrary::load(cm, cache_options());
+    ASSERT_TRUE(loaded.library) << name << ": " << loaded.error;
+    engine::ExploreOptions eo;
+    eo.max_states = 60000;
+    const engine::ExploreResult interp = engine::explore(engine::D2cSystem(cm, nullptr), eo);
+    for (size_t threads : {1, 2})
+      for (int switch_at : {1, 3, 10}) {
+        engine::D2cSystem system(cm, nullptr);
+        int polls = 0;
+        uint64_t switched_with = 0;
+        eo.threads = threads;
+        eo.generators_changed = [&](uint64_t states) {
+          if (++polls != switch_at) return false;
+          system.use_step(loaded.library);
+          switched_with = states;
+          return true;
+        };
+        const engine::ExploreResult both = engine::explore(system, eo);
+        EXPECT_GE(polls, switch_at) << name;
+        EXPECT_GT(switched_with, 0u) << name;
+        EXPECT_EQ(test::result_difference(interp, both), "") << name << ", " << threads << " threads, switch "
+                                                             << switch_at;
+      }
+    eo.generators_changed = nullptr;
+    eo.threads = 1;
+  }
+}
+
+// cached_only loads an intact object and never compiles: a miss says so.
+TEST(CompiledStep, CachedOnlyNeverCompiles) {
+  auto m = load_file(test::source_path("examples/echo.d2c"));
+  ASSERT_TRUE(m);
+  const engine::CompiledModel cm = engine::compile(*m);
+  engine::CompiledStepOptions o;
+  o.cache_dir = test::temp_dir() + "/cached-only";
+  o.cached_only = true;
+  const auto miss = engine::CompiledStepLibrary::load(cm, o);
+  EXPECT_FALSE(miss.library);
+  EXPECT_TRUE(miss.not_cached);
+  size_t files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(o.cache_dir)) files += e.is_regular_file();
+  EXPECT_EQ(files, 0u);  // nothing generated or compiled
+  o.cached_only = false;
+  const auto built = engine::CompiledStepLibrary::load(cm, o);
+  ASSERT_TRUE(built.library) << built.error;
+  o.cached_only = true;
+  const auto hit = engine::CompiledStepLibrary::load(cm, o);
+  ASSERT_TRUE(hit.library) << hit.error;
+  EXPECT_TRUE(hit.library->from_cache());
+  EXPECT_FALSE(hit.not_cached);
+}
+
 // A plan the generator cannot mirror exactly is refused with a reason,
 // never translated approximately.
 TEST(CompiledStep, RefusesAPlanThatReadsAnUnboundVariable) {
