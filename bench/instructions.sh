@@ -41,7 +41,7 @@ import json, re, sys
 out, rows = sys.argv[1], sys.argv[2:]
 parts = [
     # the compiled step (--backend compiled or auto): the generated object's functions, the std::vector code inlined there, the wrapper
-    ("compiled step", r"step-[0-9a-f]{16}\.so|CompiledStepEvaluator"),
+    ("compiled step", r"step-[0-9a-f]+\.so|CompiledStepEvaluator"),
     ("canonical", r"canonical|Canonical|refine|nauty|twins|individuali"),
     ("store", r"TreeStore|IdTable|StateStore|XXH3|memcmp|intern|find_or_claim"),
     ("encode/decode", r"encode|decode|sort_runs|materialize|memcpy|memmove|memset|vector<std::vector<unsigned int.*operator=|scratch_tree|GlobalState"),
