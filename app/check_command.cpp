@@ -84,15 +84,34 @@ bool testing_fail_lift() {
   return v && std::string_view(v) == "1";
 }
 
+// The encodings of the states hops go through, read from the backend.
+std::function<engine::StateBytes()> hop_bytes(engine::Backend& backend, const std::vector<engine::Hop>& hops) {
+  return [&backend, &hops] {
+    std::vector<engine::StateId> ids;
+    for (const auto& h : hops) ids.push_back(h.target);
+    return backend.encodings(ids);
+  };
+}
+
+// The encodings of a concrete lasso's or path's states (none when it is
+// empty: it could not be made).
+std::function<engine::StateBytes()> concrete_bytes(const engine::ConcreteLasso& l) {
+  return [&l]() -> engine::StateBytes {
+    if (l.states.empty()) return {};
+    return [&l](engine::StateId s) { return l.states[s]; };
+  };
+}
+
 // Lifts a quotient path to a concrete run, or says why not: a stop, or
 // InternalError when the path does not lift (the graph contradicts the
 // steps: the verdict it came with cannot be trusted).
-StopReason lift_run(const CheckOutcome& o, engine::Backend& backend, const std::vector<engine::Hop>& hops,
-                    engine::Cancellation& cancel, std::optional<engine::ConcreteRun>& run) {
+// `bytes` gives the encodings of the hops' states (an empty function: the
+// trace could not be made, which is reported as a lift that failed).
+StopReason lift_run(const CheckOutcome& o, const std::function<engine::StateBytes()>& bytes,
+                    const std::vector<engine::Hop>& hops, engine::Cancellation& cancel,
+                    std::optional<engine::ConcreteRun>& run) {
   const StopReason r = guarded([&] {
-    std::vector<engine::StateId> ids;
-    for (const auto& h : hops) ids.push_back(h.target);
-    run = engine::lift(o.cm, backend.encodings(ids), hops, cancel);
+    if (const engine::StateBytes b = bytes()) run = engine::lift(o.cm, b, hops, cancel);
     if (testing_fail_lift()) run.reset();
   });
   if (r != StopReason::None || run) return r;
@@ -107,13 +126,24 @@ StopReason lift_run(const CheckOutcome& o, engine::Backend& backend, const std::
 void decide(CheckOutcome& o, engine::Backend& backend, const std::vector<engine::Property>& properties,
             engine::Cancellation& cancel, HumanText& human, const std::vector<engine::Verdict>& saved) {
   const auto& res = o.explored;
-  for (auto p : properties) o.properties.push_back(PropertyOutcome{p, engine::Verdict{p, {}, {}, {}, {}}, {}, {}});
+  for (auto p : properties) o.properties.push_back(PropertyOutcome{p, engine::Verdict{p, {}, {}, {}, {}, {}}, {}, {}});
   if (res.violation) {  // nothing is analysed (semantics.md §5)
     std::vector<engine::StateId> path;  // read back from the edges: one pass, 4 B per state
     o.bound_run_stopped =
         guarded([&] { path = backend.bound_path(res.violating_state, res.violating_parent); });
+    std::optional<engine::ConcreteLasso> concrete;  // network symmetry: the path given concretely
     if (o.bound_run_stopped == StopReason::None)
-      o.bound_run_stopped = lift_run(o, backend, engine::path_hops(path), cancel, o.bound_run);
+      o.bound_run_stopped = guarded([&] { concrete = backend.concrete_path(path); });
+    if (o.bound_run_stopped == StopReason::None && concrete) {
+      std::vector<engine::StateId> ids(concrete->states.size());
+      for (size_t i = 0; i < ids.size(); ++i) ids[i] = i;
+      std::vector<engine::Hop> hops;
+      for (size_t i = 0; i < concrete->edges.size(); ++i) hops.push_back({concrete->edges[i], i + 1});
+      o.bound_run_stopped = lift_run(o, concrete_bytes(*concrete), hops, cancel, o.bound_run);
+    } else if (o.bound_run_stopped == StopReason::None) {
+      const auto hops = engine::path_hops(path);
+      o.bound_run_stopped = lift_run(o, hop_bytes(backend, hops), hops, cancel, o.bound_run);
+    }
     o.note_stop(o.bound_run_stopped);
     human.print([&] { return bound_text(o); });
     return;
@@ -128,11 +158,20 @@ void decide(CheckOutcome& o, engine::Backend& backend, const std::vector<engine:
     o.analysis_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (p.stopped == StopReason::None && p.verdict.lasso) {
       const auto& l = *p.verdict.lasso;
-      p.stopped = lift_run(o, backend, engine::lasso_hops(l.states, l.edges, l.loop_start), cancel, p.run);
+      const auto hops = engine::lasso_hops(l.states, l.edges, l.loop_start);
+      p.stopped = lift_run(o, hop_bytes(backend, hops), hops, cancel, p.run);
+      if (p.run) p.run->loop_start = l.loop_start;
+    } else if (p.stopped == StopReason::None && p.verdict.concrete) {
+      // Network symmetry: the lasso's states are given by their encodings.
+      const auto& l = *p.verdict.concrete;
+      std::vector<engine::StateId> ids(l.states.size());
+      for (size_t i = 0; i < ids.size(); ++i) ids[i] = i;
+      const auto hops = engine::lasso_hops(ids, l.edges, l.loop_start);
+      p.stopped = lift_run(o, concrete_bytes(l), hops, cancel, p.run);
       if (p.run) p.run->loop_start = l.loop_start;
     }
     if (p.stopped != StopReason::None) {
-      p.verdict = engine::Verdict{p.property, {}, {}, {}, {}};
+      p.verdict = engine::Verdict{p.property, {}, {}, {}, {}, {}};
       p.run.reset();
     }
     o.note_stop(p.stopped);
@@ -298,6 +337,7 @@ int run_check(const CheckOptions& opts) {
   begin_graceful_stop();
   MemoryWatch watch(s.memory_limit);
   engine::D2cSystem system(*s.compiled, s.step->compiled);
+  system.set_symmetry(s.symmetry);
   std::optional<engine::Restored> restored;
   if (opts.resume && !(restored = restore(*opts.resume, *s.checkpoints, system, pool.threads()))) return kExitUsage;
   const std::vector<engine::Verdict> saved = restored ? restored->meta.verdicts : std::vector<engine::Verdict>{};

@@ -122,7 +122,7 @@ std::string property_text(const CheckOutcome& o, const PropertyOutcome& p) {
   if (!p.run) return line + "\n";
   bool witness = is_witness(p.property);
   line += fmt::format("  {}: {} steps, loop from step {}", witness ? "witness" : "counterexample", p.run->steps.size(),
-                      v.lasso->loop_start);
+                      p.run->loop_start.value_or(0));
   if (v.node) line += fmt::format(", {} never faulty", o.model.network.name(*v.node));
   line += "\n";
   if (!witness || o.opts.show_witnesses) line += run_to_text(o.cm, *p.run, o.opts.trace_steps);

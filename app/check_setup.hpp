@@ -21,6 +21,7 @@
 #include "engine/backend.hpp"
 #include "engine/d2c/compile.hpp"
 #include "engine/spill_file.hpp"
+#include "hashing/symmetry.hpp"
 #include "model/load.hpp"
 
 namespace ddsmc::app {
@@ -42,6 +43,10 @@ struct CheckSetup {
   // `compiled`, which it reads: destroyed first).
   std::unique_ptr<BackgroundStep> background;
   uint64_t compiled_from_state = 0;  // the states explored before the switch to it (0: none)
+  // --symmetry auto: the group the state space is explored up to (null:
+  // none, or a trivial group).
+  std::shared_ptr<const hashing::SymmetryGroup> symmetry;
+  std::vector<std::string> symmetry_generators;  // in cycle notation
   std::vector<std::unique_ptr<Output>> files;
   Output* json_out = nullptr;   // --json (rank 0)
   Output* trace_out = nullptr;  // --trace (rank 0)

@@ -39,12 +39,24 @@ struct AnalysisStats {
   uint64_t survivors = 0;  // states left in Z at the fixpoint (where the lasso was looked for)
 };
 
+// A lasso given concretely (under network symmetry, where the graph's
+// states are orbit representatives): states[i] is the encoding of the
+// i-th state up to renaming (canonical under renaming alone), edges[i]
+// leads from states[i] to states[i + 1] with the concrete arc it serves,
+// and the last edge returns from states.back() to states[loop_start].
+struct ConcreteLasso {
+  std::vector<std::string> states;
+  std::vector<Edge> edges;
+  size_t loop_start = 0;
+};
+
 struct Verdict {
   Property property = Property::SometimesTotal;
   std::optional<bool> holds;    // nullopt: not decided (incomplete exploration)
   std::optional<Lasso> lasso;   // witness (sometimes-*) or counterexample (always-*)
   std::optional<uint32_t> node; // always-partial counterexample: the node never faulty in it
   AnalysisStats stats;
+  std::optional<ConcreteLasso> concrete;  // instead of `lasso` under network symmetry
 };
 
 // `complete` says whether the graph is the whole reachable state space. On an

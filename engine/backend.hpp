@@ -88,6 +88,10 @@ class Backend {
   virtual std::vector<StateId> bound_path(StateId target, StateId target_parent) = 0;
   // The encodings of these states (only of these).
   virtual StateBytes encodings(const std::vector<StateId>& ids) = 0;
+  // Under network symmetry, where states are orbit representatives: a
+  // path from the initial state given concretely (engine/quotient_lasso);
+  // nullopt without symmetry (the path lifts by encodings).
+  virtual std::optional<ConcreteLasso> concrete_path(const std::vector<StateId>&) { return std::nullopt; }
   // A stop interrupted the analysis: the AnalysisCheckpoint on every
   // process, with the leader's `decided`.
   virtual void checkpoint_analysis(const std::vector<Verdict>& decided) = 0;

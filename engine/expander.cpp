@@ -12,24 +12,29 @@ Expander::Expander(const System& system, OnBound on_bound, hashing::TreeStore& s
       base_(store.tree_size(), hashing::TreeStore::kUnknown),
       decoded_(store.parts(), hashing::TreeStore::kUnknown) {
   gen_->set_skip_violating(on_bound == OnBound::Prune);
+  if (system.symmetry()) sym_ = std::make_unique<hashing::SymmetricCanonicalizer>(system.layout(), *system.symmetry());
   current_.dbs.resize(system.layout().num_nodes);
   current_.channels.resize(system.layout().num_arcs);
 }
 
+const hashing::GlobalState& Expander::canonical_of(const hashing::GlobalState& s) {
+  if (sym_) {
+    uint32_t element = 0;
+    return sym_->canonical_state(s, form_, &element);
+  }
+  if (system_.may_have_fresh()) return canon_.canonical_state(s, form_);
+  ++plain_;  // without fresh constants every state is its own canonical form
+  return s;
+}
+
 uint32_t Expander::intern(const hashing::GlobalState& s) {
-  canonical_ = &s;
-  if (system_.may_have_fresh())
-    canonical_ = &canon_.canonical_state(s, form_);
-  else
-    ++plain_;  // without fresh constants every state is its own canonical form
+  canonical_ = &canonical_of(s);
   hashing::encode_segmented(*canonical_, system_.layout(), enc_);
   return store_.intern(enc_);
 }
 
 const hashing::SegmentedEncoding& Expander::canonical_encoding(const hashing::GlobalState& s) {
-  const hashing::GlobalState* canonical = &s;
-  if (system_.may_have_fresh()) canonical = &canon_.canonical_state(s, form_);
-  hashing::encode_segmented(*canonical, system_.layout(), succ_enc_);
+  hashing::encode_segmented(canonical_of(s), system_.layout(), succ_enc_);
   return succ_enc_;
 }
 
@@ -76,6 +81,7 @@ void Expander::generate(Generator::Sink sink) {
 
 void Expander::expand_split(uint32_t root, std::span<const uint8_t> in_key, FunctionRef<bool(uint64_t)> here,
                             FunctionRef<void(const Candidate&)> out) {
+  if (sym_) throw std::logic_error("network symmetry is not supported by the distributed exploration");
   const auto& layout = system_.layout();
   load(root);
   const bool plain = !system_.may_have_fresh();
@@ -143,8 +149,24 @@ void Expander::expand_split(uint32_t root, std::span<const uint8_t> in_key, Func
   });
 }
 
+void Expander::expand_symmetric(FunctionRef<void(const Candidate&)> out) {
+  const uint32_t arcs = system_.layout().num_arcs;
+  generate([&](const EdgeLabel& label, const hashing::GlobalState& succ, const StepInfo& info) {
+    if (info.violation && on_bound_ == OnBound::Prune) {
+      ++pruned_;
+      return;
+    }
+    uint32_t element = 0;
+    const hashing::GlobalState& state = sym_->canonical_state(succ, form_, &element);
+    const uint32_t succ_root = intern_against_source(state, info.changed_parts);
+    const EdgeLabel l{quotient_arc(label.arc, element, arcs), label.stable};
+    out(Candidate{l, succ_root, &state, info.violation.has_value()});
+  });
+}
+
 void Expander::expand(uint32_t root, FunctionRef<void(const Candidate&)> out) {
   load(root);
+  if (sym_) return expand_symmetric(out);
   const bool plain = !system_.may_have_fresh();
   previous_.valid = false;
   generate([&](const EdgeLabel& label, const hashing::GlobalState& succ, const StepInfo& info) {
@@ -229,6 +251,7 @@ void Expander::remember(const EdgeLabel& label, const hashing::GlobalState& succ
 
 hashing::CanonicalStats Expander::stats() const {
   hashing::CanonicalStats st = canon_.stats();
+  if (sym_) st += sym_->stats();
   // Successors without a canonical form to compute: plain ones, and the
   // repeats of the previous successor.
   st.calls += plain_ + repeated_;

@@ -9,7 +9,9 @@
 // way, from the parts in which it differs from the expanded state (which
 // is canonical); and a successor equal to the one before it (an input
 // class the step did not tell apart) reuses its canonical form instead of
-// computing it again. Re-entrant: one per worker, all scratch inside; the store is
+// computing it again. Under network symmetry every successor's canonical
+// form is taken under the group too, and its label's arc carries the group
+// element (engine/system.hpp, quotient_arc). Re-entrant: one per worker, all scratch inside; the store is
 // shared (its interns are thread-safe and may throw TreeStoreFull).
 #pragma once
 
@@ -95,6 +97,13 @@ class Expander {
   hashing::TreeStore& store_;
   std::unique_ptr<Generator> gen_;
   hashing::Canonicalizer canon_;
+  // Under network symmetry (System::symmetry): the canonical form under the
+  // group and renaming, for every state; and the successor's edge carries
+  // the element that took it there (quotient_arc).
+  std::unique_ptr<hashing::SymmetricCanonicalizer> sym_;
+  void expand_symmetric(FunctionRef<void(const Candidate&)> out);
+  // The canonical form of a state given whole, under the group if any.
+  const hashing::GlobalState& canonical_of(const hashing::GlobalState& s);
   hashing::SegmentedEncoding enc_;  // the state being expanded, then scratch
   hashing::SegmentedEncoding succ_enc_;  // expand_split(): a successor's
   hashing::SegmentedEncoding base_enc_;  // expand_split(): the expanded state's

@@ -245,7 +245,7 @@ void run_bfs(const System& system, const ExploreOptions& opts, ExploreResult& re
 }  // namespace
 
 ExploreResult explore(const System& system, const ExploreOptions& opts) {
-  ExploreResult res(system.layout(), opts.initial_table);
+  ExploreResult res(system.layout(), opts.initial_table, system.edge_arcs());
   run_bfs(system, opts, res, kNoState);
   return res;
 }

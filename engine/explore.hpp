@@ -84,8 +84,10 @@ struct ExplorePoint {
 };
 
 struct ExploreResult {
-  explicit ExploreResult(const hashing::StateLayout& layout, size_t initial_store = size_t{1} << 12)
-      : graph(layout, initial_store) {}
+  // edge_arcs: the range of the edges' arc fields (System::edge_arcs; 0: the layout's arcs).
+  explicit ExploreResult(const hashing::StateLayout& layout, size_t initial_store = size_t{1} << 12,
+                         uint32_t edge_arcs = 0)
+      : graph(layout, initial_store, edge_arcs) {}
   StateGraph graph;
   bool complete = true;
   // "bound", "max-states", "interrupted", "out-of-memory", "memory-limit"

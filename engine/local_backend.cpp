@@ -1,6 +1,8 @@
 #include "engine/local_backend.hpp"
 
 #include "engine/bfs_tree.hpp"
+#include "engine/quotient.hpp"
+#include "engine/quotient_lasso.hpp"
 
 namespace ddsmc::engine {
 
@@ -11,6 +13,7 @@ std::unique_ptr<Backend> LocalProcesses::backend(Fairness fairness, Cancellation
 
 const ExploreResult& LocalBackend::explore(const System& system, const ExploreOptions& opts,
                                            std::optional<Restored> restored) {
+  system_ = &system;
   if (!restored) return res_.emplace(engine::explore(system, opts));
   const CheckpointMeta& m = restored->meta;
   ExploreResult& res = res_.emplace(system.layout());
@@ -23,7 +26,15 @@ const ExploreResult& LocalBackend::explore(const System& system, const ExploreOp
 }
 
 Verdict LocalBackend::analyze(Property p, bool complete) {
-  return engine::analyze(res_->graph, p, fairness_, complete, cancel_);
+  const hashing::SymmetryGroup* group = system_ ? system_->symmetry() : nullptr;
+  if (!group) return engine::analyze(res_->graph, p, fairness_, complete, cancel_);
+  // The quotient (engine/quotient.hpp); the lasso is made concrete here,
+  // an empty one saying that it could not be (an engine bug).
+  std::optional<QuotientFinding> finding;
+  Verdict v = analyze_quotient(res_->graph, *group, p, fairness_, complete, cancel_, &finding);
+  if (finding)
+    v.concrete = concrete_lasso(*system_, res_->graph, *finding, fairness_, cancel_).value_or(ConcreteLasso{});
+  return v;
 }
 
 std::vector<StateId> LocalBackend::bound_path(StateId target, StateId target_parent) {
@@ -32,6 +43,11 @@ std::vector<StateId> LocalBackend::bound_path(StateId target, StateId target_par
 
 StateBytes LocalBackend::encodings(const std::vector<StateId>&) {
   return [&g = res_->graph](StateId s) { return g.bytes(s); };
+}
+
+std::optional<ConcreteLasso> LocalBackend::concrete_path(const std::vector<StateId>& path) {
+  if (!system_ || !system_->symmetry()) return std::nullopt;
+  return engine::concrete_path(*system_, res_->graph, path, cancel_).value_or(ConcreteLasso{});
 }
 
 void LocalBackend::checkpoint_analysis(const std::vector<Verdict>& decided) {

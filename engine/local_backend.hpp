@@ -33,6 +33,7 @@ class LocalBackend final : public Backend {
   Verdict analyze(Property p, bool complete) override;
   std::vector<StateId> bound_path(StateId target, StateId target_parent) override;
   StateBytes encodings(const std::vector<StateId>& ids) override;
+  std::optional<ConcreteLasso> concrete_path(const std::vector<StateId>& path) override;
   void checkpoint_analysis(const std::vector<Verdict>& decided) override;
   // One process: the report reads its own figures (RankFigures).
   RankFigures figures() const override { return {}; }
@@ -42,6 +43,7 @@ class LocalBackend final : public Backend {
   Cancellation& cancel_;
   AnalysisCheckpoint checkpoint_;
   std::optional<ExploreResult> res_;
+  const System* system_ = nullptr;  // explore()'s: under network symmetry the analysis needs it
 };
 
 }  // namespace ddsmc::engine

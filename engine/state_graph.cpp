@@ -9,13 +9,13 @@
 
 namespace ddsmc::engine {
 
-StateGraph::StateGraph(const hashing::StateLayout& layout, size_t initial_store)
+StateGraph::StateGraph(const hashing::StateLayout& layout, size_t initial_store, uint32_t edge_arcs)
     : num_nodes_(layout.num_nodes),
       num_arcs_(layout.num_arcs),
       label_words_((layout.num_nodes + layout.num_arcs + 63) / 64),
       label_bits_(layout.num_nodes + layout.num_arcs),
       store_(std::make_unique<StateStore>(layout, initial_store)),
-      edges_(layout.num_arcs) {}
+      edges_(edge_arcs ? edge_arcs : layout.num_arcs) {}
 
 StateId StateGraph::add_state(std::string_view bytes, const hashing::GlobalState& s, const System& system) {
   // All or nothing: an allocation failure (the exploration then stops with

@@ -30,7 +30,11 @@ inline constexpr LocalIndex kNoLocal = 0xffffffffu;
 class StateGraph {
  public:
   // `initial_store`: the store's initial room, in nodes and leaves.
-  explicit StateGraph(const hashing::StateLayout& layout, size_t initial_store = size_t{1} << 12);
+  // `edge_arcs`: the range of the edges' arc fields, when it is not the
+  // layout's arcs (0): under network symmetry an arc field also carries a
+  // group element (engine/system.hpp, quotient_arc).
+  explicit StateGraph(const hashing::StateLayout& layout, size_t initial_store = size_t{1} << 12,
+                      uint32_t edge_arcs = 0);
 
   // The states' encodings and the visited set (root id -> state id).
   StateStore& store() { return *store_; }

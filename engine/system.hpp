@@ -15,12 +15,25 @@
 #include "engine/cancel.hpp"
 #include "engine/function_ref.hpp"
 #include "hashing/state.hpp"
+#include "hashing/symmetry.hpp"
 
 namespace ddsmc::engine {
 
 // The arc label of the idle self-loop of a state whose channels are all
 // empty: the one step that serves no arc.
 inline constexpr uint32_t kIdleArc = 0xffffffffu;
+
+// Under network symmetry (System::symmetry) the state graph is the
+// quotient by the group: an edge x -> y for a concrete step of x to y'
+// also records the element π of the group with π(y') = y up to renaming
+// (docs/semantics.md, "Network symmetry"). It rides in the edge's arc:
+// arc + num_arcs * π; the idle loop stays kIdleArc (π the identity).
+inline uint32_t quotient_arc(uint32_t arc, uint32_t element, uint32_t num_arcs) {
+  return arc == kIdleArc ? kIdleArc : arc + num_arcs * element;
+}
+// The arc an edge's arc field serves, and the group element it carries.
+inline uint32_t served_arc(uint32_t arc, uint32_t num_arcs) { return arc == kIdleArc ? kIdleArc : arc % num_arcs; }
+inline uint32_t edge_element(uint32_t arc, uint32_t num_arcs) { return arc == kIdleArc ? 0 : arc / num_arcs; }
 
 // The label of a step, and of an edge of the state graph.
 struct EdgeLabel {
@@ -86,6 +99,16 @@ class System {
   // form is then the plain encoding.
   virtual bool may_have_fresh() const = 0;
   virtual std::unique_ptr<Generator> generator() const = 0;
+  // The group of node permutations the state space is explored up to
+  // (hashing/symmetry.hpp), or nullptr: none (the default). Never a
+  // trivial group.
+  virtual const hashing::SymmetryGroup* symmetry() const { return nullptr; }
+  // The range of the edges' arc fields: num_arcs, times the group's order
+  // under symmetry (quotient_arc).
+  uint32_t edge_arcs() const {
+    const uint64_t n = uint64_t{layout().num_arcs} * (symmetry() ? symmetry()->order() : 1);
+    return static_cast<uint32_t>(n);
+  }
 };
 
 }  // namespace ddsmc::engine

@@ -29,10 +29,17 @@ class D2cSystem final : public System {
   // Generators made from now on evaluate steps with `compiled` (null: the
   // interpreter). Not while another thread calls generator().
   void use_step(std::shared_ptr<const CompiledStepLibrary> compiled) { compiled_ = std::move(compiled); }
+  // Explores up to this group (engine/d2c/symmetry.hpp gives the model's);
+  // null or trivial: none. Before any generator is made.
+  void set_symmetry(std::shared_ptr<const hashing::SymmetryGroup> group) {
+    symmetry_ = group && !group->trivial() ? std::move(group) : nullptr;
+  }
+  const hashing::SymmetryGroup* symmetry() const override { return symmetry_.get(); }
 
  private:
   const CompiledModel& cm_;
   std::shared_ptr<const CompiledStepLibrary> compiled_;
+  std::shared_ptr<const hashing::SymmetryGroup> symmetry_;
 };
 
 // Explores a compiled model: explore() over its D2cSystem.

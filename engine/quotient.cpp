@@ -1,0 +1,298 @@
+// The analysis of a quotient state graph (engine/quotient.hpp has the
+// contract and the argument).
+#include "engine/quotient.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <functional>
+#include <numeric>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace ddsmc::engine {
+namespace {
+
+bool is_sometimes(Property p) { return p == Property::SometimesTotal || p == Property::SometimesPartial; }
+
+// The graph one subgraph of one property examines, vertices by number:
+// states, or (tracking) state * nodes + position.
+struct View {
+  const StateGraph& g;
+  const hashing::SymmetryGroup& group;
+  uint32_t arcs, nodes;
+  bool tracking = false;
+  bool stable_only = false;
+  std::function<bool(StateId)> keep_state;  // (not tracking)
+  Cancellation* cancel = nullptr;
+
+  uint64_t size() const { return tracking ? g.num_states() * nodes : g.num_states(); }
+  StateId state(uint64_t v) const { return tracking ? v / nodes : v; }
+  QuotientVertex vertex(uint64_t v) const {
+    return tracking ? QuotientVertex{v / nodes, static_cast<uint32_t>(v % nodes)} : QuotientVertex{v, 0};
+  }
+  uint64_t id(const QuotientVertex& q) const { return tracking ? q.state * nodes + q.tracked : q.state; }
+  bool keep(uint64_t v) const { return tracking ? !g.faulty(v / nodes, v % nodes) : keep_state(v); }
+  uint64_t target(uint64_t v, const Edge& e) const {
+    if (!tracking) return e.target;
+    const uint32_t m = static_cast<uint32_t>(v % nodes);
+    return e.target * nodes + group.element(edge_element(e.arc(), arcs)).node[m];
+  }
+  // The next edge of v's row from c on that this view keeps, and its target vertex.
+  bool next(uint64_t v, EdgeCursor& c, Edge& e, uint64_t& w) const {
+    while (g.next_edge(state(v), c, e)) {
+      if (stable_only && !e.stable()) continue;
+      w = target(v, e);
+      if (keep(w)) return true;
+    }
+    return false;
+  }
+};
+
+// Iterative Tarjan over a view, from the given roots in order; on_scc(members)
+// for each SCC, stopping once it returns true.
+class Tarjan {
+ public:
+  explicit Tarjan(const View& v) : v_(v), index_(v.size(), kUnvisited), on_stack_(v.size(), false) {}
+  template <class OnScc>
+  bool run_from(uint64_t root, OnScc&& on_scc) {
+    if (index_[root] != kUnvisited || !v_.keep(root)) return false;
+    struct Frame {
+      uint64_t v;
+      uint64_t low;
+      EdgeCursor cursor;
+    };
+    std::vector<Frame> call{{root, visit(root), {}}};
+    while (!call.empty()) {
+      v_.cancel->poll();
+      Frame& f = call.back();
+      Edge e;
+      uint64_t w = 0;
+      if (v_.next(f.v, f.cursor, e, w)) {
+        if (index_[w] == kUnvisited) call.push_back({w, visit(w), {}});
+        else if (on_stack_[w]) f.low = std::min(f.low, index_[w]);
+        continue;
+      }
+      const uint64_t v = f.v, low = f.low;
+      call.pop_back();
+      if (!call.empty()) call.back().low = std::min(call.back().low, low);
+      if (low != index_[v]) continue;
+      std::vector<uint64_t> members;
+      uint64_t x;
+      do {
+        x = stack_.back();
+        stack_.pop_back();
+        on_stack_[x] = false;
+        members.push_back(x);
+      } while (x != v);
+      if (on_scc(members)) return true;
+    }
+    return false;
+  }
+
+ private:
+  static constexpr uint64_t kUnvisited = ~uint64_t{0};
+  uint64_t visit(uint64_t v) {
+    index_[v] = counter_++;
+    stack_.push_back(v);
+    on_stack_[v] = true;
+    return index_[v];
+  }
+  const View& v_;
+  std::vector<uint64_t> index_;
+  std::vector<bool> on_stack_;
+  std::vector<uint64_t> stack_;
+  uint64_t counter_ = 0;
+};
+
+// Union-find over the arcs.
+struct ArcClasses {
+  std::vector<uint32_t> parent;
+  explicit ArcClasses(uint32_t n) : parent(n) { std::iota(parent.begin(), parent.end(), 0u); }
+  uint32_t find(uint32_t a) {
+    while (parent[a] != a) a = parent[a] = parent[parent[a]];
+    return a;
+  }
+  void join(uint32_t a, uint32_t b) { parent[find(a)] = find(b); }
+};
+
+// Whether a maximal SCC of the view lifts to fair concrete SCCs (with an
+// edge inside, and a non-stable one when `need_unstable`).
+bool qualifies(const View& v, const std::vector<uint64_t>& members, Fairness f, bool need_unstable) {
+  const auto& G = v.group;
+  std::unordered_map<uint64_t, uint32_t> tau;  // member -> τ (unset: absent)
+  for (uint64_t m : members) tau.emplace(m, ~0u);
+  const uint64_t r = *std::min_element(members.begin(), members.end());
+  tau[r] = 0;
+  std::deque<uint64_t> queue{r};
+  bool edge = false, unstable = false;
+  while (!queue.empty()) {  // τ along a BFS tree of C̄'s internal edges
+    const uint64_t x = queue.front();
+    queue.pop_front();
+    EdgeCursor c;
+    Edge e;
+    uint64_t w = 0;
+    while (v.next(x, c, e, w)) {
+      auto it = tau.find(w);
+      if (it == tau.end()) continue;
+      edge = true;
+      unstable |= !e.stable();
+      if (it->second != ~0u) continue;
+      it->second = G.compose(tau[x], G.inverse(edge_element(e.arc(), v.arcs)));
+      queue.push_back(w);
+    }
+  }
+  if (!edge || (need_unstable && !unstable)) return false;
+  if (f == Fairness::None) return true;
+  ArcClasses classes(v.arcs);
+  std::vector<char> covered(v.arcs, 0);
+  std::unordered_set<uint32_t> generators;
+  for (uint64_t x : members) {
+    const uint32_t tx = tau.at(x);
+    const auto& px = G.element(tx);
+    for (uint32_t b = 0; b < v.arcs; ++b)
+      if (v.g.channel_empty(v.state(x), b)) covered[px.arc[b]] = 1;
+    EdgeCursor c;
+    Edge e;
+    uint64_t w = 0;
+    while (v.next(x, c, e, w)) {
+      auto it = tau.find(w);
+      if (it == tau.end()) continue;
+      const uint32_t arc = served_arc(e.arc(), v.arcs);
+      if (arc != kIdleArc) covered[px.arc[arc]] = 1;
+      const uint32_t s = G.compose(G.compose(tx, G.inverse(edge_element(e.arc(), v.arcs))), G.inverse(it->second));
+      if (s == 0 || !generators.insert(s).second) continue;
+      const auto& ps = G.element(s);
+      for (uint32_t a = 0; a < v.arcs; ++a) classes.join(a, ps.arc[a]);
+    }
+  }
+  std::vector<char> class_covered(v.arcs, 0);
+  for (uint32_t a = 0; a < v.arcs; ++a)
+    if (covered[a]) class_covered[classes.find(a)] = 1;
+  for (uint32_t a = 0; a < v.arcs; ++a)
+    if (!class_covered[classes.find(a)]) return false;
+  return true;
+}
+
+// A shortest path in the view from `from` to `to` (both kept), as vertices
+// and edges.
+void stem_path(const View& v, uint64_t from, uint64_t to, QuotientFinding& out) {
+  std::unordered_map<uint64_t, std::pair<uint64_t, Edge>> parent{{from, {from, Edge{}}}};
+  std::deque<uint64_t> queue{from};
+  while (!queue.empty() && !parent.count(to)) {
+    v.cancel->poll();
+    const uint64_t x = queue.front();
+    queue.pop_front();
+    EdgeCursor c;
+    Edge e;
+    uint64_t w = 0;
+    while (v.next(x, c, e, w))
+      if (parent.emplace(w, std::make_pair(x, e)).second) queue.push_back(w);
+  }
+  std::vector<uint64_t> path{to};
+  while (path.back() != from) {
+    const auto& [p, e] = parent.at(path.back());
+    out.stem_edges.push_back(e);
+    path.push_back(p);
+  }
+  std::reverse(path.begin(), path.end());
+  std::reverse(out.stem_edges.begin(), out.stem_edges.end());
+  for (uint64_t x : path) out.stem.push_back(v.vertex(x));
+}
+
+// The first qualifying SCC of the view (from every kept vertex, or from
+// `start`), with the finding: its members and a stem to its least vertex.
+bool search(const View& v, Property p, Fairness f, uint64_t start, std::optional<QuotientFinding>* finding) {
+  const bool sometimes = is_sometimes(p);
+  std::vector<uint64_t> found;
+  Tarjan tarjan(v);
+  auto on_scc = [&](const std::vector<uint64_t>& members) {
+    if (!qualifies(v, members, f, !sometimes)) return false;
+    found = members;
+    return true;
+  };
+  if (sometimes) {
+    for (uint64_t x = 0; x < v.size() && found.empty(); ++x) tarjan.run_from(x, on_scc);
+  } else {
+    tarjan.run_from(start, on_scc);
+  }
+  if (found.empty()) return false;
+  if (!finding) return true;
+  QuotientFinding out;
+  out.tracking = v.tracking;
+  out.stable_edges_only = v.stable_only;
+  out.need_unstable = !sometimes;
+  for (uint64_t m : found) out.members.push_back(v.vertex(m));
+  const uint64_t r = *std::min_element(found.begin(), found.end());
+  if (sometimes) {  // the stem may go anywhere
+    View all = v;
+    all.stable_only = false;
+    all.keep_state = [](StateId) { return true; };
+    stem_path(all, 0, r, out);
+  } else {
+    stem_path(v, start, r, out);
+  }
+  *finding = std::move(out);
+  return true;
+}
+
+// The nodes always-partial examines, in ascending order: one per orbit of
+// G on the nodes (its least node), tracked when some state makes a node of
+// the orbit faulty; the orbits never faulty give one untracked subgraph
+// (every state kept), examined at the first of them.
+std::vector<std::pair<uint32_t, bool>> examined_nodes(const StateGraph& g, const hashing::SymmetryGroup& G,
+                                                      Cancellation& cancel) {
+  const uint32_t n = g.num_nodes();
+  std::vector<char> ever(n, 0);
+  for (StateId s = 0; s < g.num_states(); ++s) {
+    cancel.poll();
+    for (uint32_t m = 0; m < n && g.any_faulty(s); ++m) ever[m] |= g.faulty(s, m) ? 1 : 0;
+  }
+  std::vector<uint32_t> least(n);  // the least node of each node's orbit
+  for (uint32_t m = 0; m < n; ++m) {
+    least[m] = m;
+    for (uint32_t i = 0; i < G.order(); ++i) least[m] = std::min(least[m], G.element(i).node[m]);
+  }
+  for (uint32_t m = 0; m < n; ++m) ever[least[m]] |= ever[m];
+  std::vector<std::pair<uint32_t, bool>> out;
+  bool clean = false;
+  for (uint32_t m = 0; m < n; ++m) {
+    if (least[m] != m || (!ever[m] && clean)) continue;
+    clean |= !ever[m];
+    out.push_back({m, ever[m] != 0});
+  }
+  return out;
+}
+
+}  // namespace
+
+Verdict analyze_quotient(const StateGraph& g, const hashing::SymmetryGroup& group, Property p, Fairness f,
+                         bool complete, Cancellation& cancel, std::optional<QuotientFinding>* finding) {
+  Verdict verdict;
+  verdict.property = p;
+  View v{g, group, g.num_arcs(), g.num_nodes(), false, false, {}, &cancel};
+  v.stable_only = is_sometimes(p);
+  bool found = false;
+  if (p != Property::AlwaysPartial) {
+    if (p == Property::SometimesPartial) v.keep_state = [&g](StateId s) { return !g.all_faulty(s); };
+    else v.keep_state = [&g](StateId s) { return !g.any_faulty(s); };
+    ++verdict.stats.subgraphs;
+    found = g.num_states() > 0 && search(v, p, f, 0, finding);
+  } else {
+    for (auto [n, tracked] : examined_nodes(g, group, cancel)) {
+      View h = v;
+      h.tracking = tracked;
+      h.keep_state = [](StateId) { return true; };
+      ++verdict.stats.subgraphs;
+      if (g.num_states() > 0 && search(h, p, f, tracked ? n : 0, finding)) {
+        found = true;
+        verdict.node = n;
+        break;
+      }
+    }
+  }
+  if (found) verdict.holds = is_sometimes(p);
+  else if (complete) verdict.holds = !is_sometimes(p);
+  return verdict;
+}
+
+}  // namespace ddsmc::engine
