@@ -142,6 +142,30 @@ std::optional<ConcreteLasso> concrete_lasso(const System& system, const StateGra
   return out;
 }
 
+namespace {
+
+// The last hop of a bound path, whose source's edges were not recorded
+// (the exploration stopped while expanding it): a concrete successor of
+// the path's last concrete state in the target's orbit, found by stepping.
+bool append_unrecorded_hop(const System& system, const StateGraph& g, StateId target, Forms& forms,
+                           ConcreteLasso& out, Cancellation& cancel) {
+  hashing::GlobalState current;
+  if (!hashing::decode(out.states.back(), system.layout(), current)) return false;
+  const std::string want = g.bytes(target);
+  auto gen = system.generator();
+  gen->set_cancellation(&cancel);
+  bool found = false;
+  gen->successors(current, [&](const EdgeLabel& label, const hashing::GlobalState& succ, const StepInfo&) {
+    if (found || forms.representative(succ).first != want) return;
+    out.edges.push_back(Edge(0, label));
+    out.states.push_back(forms.plain(succ));
+    found = true;
+  });
+  return found;
+}
+
+}  // namespace
+
 std::optional<ConcreteLasso> concrete_path(const System& system, const StateGraph& g,
                                            const std::vector<StateId>& path, Cancellation& cancel) {
   std::vector<Edge> edges;
@@ -154,11 +178,16 @@ std::optional<ConcreteLasso> concrete_path(const System& system, const StateGrap
         found = true;
         break;
       }
-    if (!found) return std::nullopt;
+    if (!found && (i + 1 < path.size() || (g.expanded(path[i - 1]) && !g.edges(path[i - 1]).empty())))
+      return std::nullopt;
+    if (!found) break;
   }
   Forms forms(system);
   ConcreteLasso out;
-  lift_path(system, g, path, edges, forms, out);
+  std::vector<StateId> lifted(path.begin(), path.begin() + static_cast<std::ptrdiff_t>(edges.size() + 1));
+  lift_path(system, g, lifted, edges, forms, out);
+  if (lifted.size() < path.size() && !append_unrecorded_hop(system, g, path.back(), forms, out, cancel))
+    return std::nullopt;
   return out;
 }
 
