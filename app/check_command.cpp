@@ -310,6 +310,8 @@ int analyse_and_report(const CheckOptions& opts, const CheckSetup& s, const engi
   o.backend = s.step->name();
   o.compile_seconds = s.step->compile_seconds();
   o.compiled_from_state = s.compiled_from_state;
+  o.symmetry_order = s.symmetry ? s.symmetry->order() : 1;
+  o.symmetry_generators = s.symmetry_generators;
   o.figures = backend.figures();
   o.scratch = s.scratch ? &*s.scratch : nullptr;
   o.scratch_note = s.scratch_note;

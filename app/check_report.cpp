@@ -91,7 +91,8 @@ std::string header_text(const CheckOutcome& o) {
   return fmt::format("{}: network {} ({} nodes, {} arcs), fairness {}{}\n", o.opts.model.path, net.description(),
                      net.num_nodes(), net.num_arcs(), o.opts.fairness,
                      o.pruned() ? ", states beyond the bounds pruned" : "") +
-         fmt::format("states {}, transitions {}, {}, {:.2f} s\n", res.num_states(), res.num_transitions(),
+         fmt::format("states {}, transitions {}{}, {}, {:.2f} s\n", res.num_states(), res.num_transitions(),
+                     o.symmetry_order > 1 ? fmt::format(" (orbits under a group of order {})", o.symmetry_order) : "",
                      res.complete ? "complete" : "INCOMPLETE (" + res.incomplete_reason + ")", res.seconds);
 }
 
@@ -160,6 +161,8 @@ json report_json(const CheckOutcome& o) {
   json props = json::object();
   for (const auto& p : o.properties) props[engine::property_json_key(p.property)] = property_json(o, p);
   report["properties"] = props;
+  report["symmetry"] = o.symmetry_order > 1 ? json{{"order", o.symmetry_order}, {"generators", o.symmetry_generators}}
+                                            : json(nullptr);
   report["stats"] = {{"seconds", res.seconds},
                      {"analysis_seconds", o.analysis_seconds},
                      {"peak_rss_bytes", peak_rss_bytes()},

@@ -43,6 +43,10 @@ struct CheckOutcome {
   double compile_seconds = 0;           // generating and compiling its step (0: cached or interpreted)
   uint64_t compiled_from_state = 0;     // compiled in the background: the states found before the switch (0: none)
   engine::RankFigures figures{};        // the processes' (Backend::figures())
+  // --symmetry auto: the group's order and generators (order 1: none);
+  // states and transitions then count orbits (docs/semantics.md §11).
+  size_t symmetry_order = 1;
+  std::vector<std::string> symmetry_generators{};
   // Where this process's graph went (--scratch): the directory (nullptr:
   // none usable), why it stayed in memory, why it stopped going to disk,
   // and how many bytes went.
