@@ -238,7 +238,7 @@ bool take_background_step(CheckSetup& s, engine::D2cSystem& system, uint64_t sta
 // exploration's workers), or nullopt (every process: restore() agrees).
 std::optional<engine::Restored> restore(const std::string& dir, const Checkpointing& checkpoints,
                                         const engine::System& system, size_t threads) {
-  engine::Restored r{engine::StateGraph(system.layout()), {}, {}};
+  engine::Restored r{engine::StateGraph(system.layout(), size_t{1} << 12, system.edge_arcs()), {}, {}};
   std::optional<engine::CheckpointMeta> meta;
   tbb::task_arena(static_cast<int>(threads)).execute([&] {
     meta = checkpoints.restore(dir, system, r.graph, r.gids);
@@ -257,7 +257,10 @@ void checkpoint_stopped_analysis(const CheckOutcome& o, const CheckSetup& s, eng
     return;
   std::vector<engine::Verdict> decided;
   for (const auto& p : o.properties)
-    if (p.stopped == StopReason::None && p.verdict.holds) decided.push_back(p.verdict);
+    // (Under network symmetry a verdict with a trace is not saved: its
+    // lasso is concrete, the checkpoint's are graph paths; the resume
+    // analyses that property again.)
+    if (p.stopped == StopReason::None && p.verdict.holds && !p.verdict.concrete) decided.push_back(p.verdict);
   backend.checkpoint_analysis(decided);
 }
 

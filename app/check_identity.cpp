@@ -43,7 +43,7 @@ std::string check_identity(const CheckOptions& o, const model::Model& m, const s
   field(id, network_text(m.network));
   for (const std::string& part : {std::to_string(m.bounds.input), bound_text(m.bounds.state),
                                   bound_text(m.bounds.channel), o.property, o.fairness, o.on_bound,
-                                  std::to_string(o.max_states), placement_text(o.partition_key)})
+                                  std::to_string(o.max_states), placement_text(o.partition_key), o.symmetry})
     field(id, part);
   return id;
 }

@@ -119,15 +119,12 @@ int set_up_scratch(const CheckOptions& opts, const engine::Processes& processes,
 }
 
 // --symmetry auto (engine/d2c/symmetry.hpp): the system's group, said on
-// stderr with its generators or why there is none. Not yet with MPI or
-// checkpoints (refused, exit 2).
+// stderr with its generators or why there is none. Not yet under MPI
+// (refused, exit 2).
 int set_up_symmetry(const CheckOptions& opts, const engine::Processes& processes, CheckSetup& s) {
   if (opts.symmetry != "auto") return 0;
-  const char* refused = processes.size() > 1 || dist::launched_under_mpi() ? "under MPI"
-                        : opts.checkpoint || opts.resume                  ? "with --checkpoint or --resume"
-                                                                          : nullptr;
-  if (refused) {
-    if (processes.root()) std::fprintf(stderr, "ddsmc: --symmetry auto does not run %s yet\n", refused);
+  if (processes.size() > 1 || dist::launched_under_mpi()) {
+    if (processes.root()) std::fprintf(stderr, "ddsmc: --symmetry auto does not run under MPI yet\n");
     return kExitUsage;
   }
   engine::SystemSymmetry sym = engine::system_symmetry(*s.model);

@@ -149,7 +149,7 @@ void read_row(CheckedIn& in, const Counts& c, const StateGraph& g, std::vector<E
     Edge e;
     e.target = static_cast<StateId>(target);
     e.label = static_cast<uint32_t>(label);
-    if (e.arc() != kIdleArc && e.arc() >= g.num_arcs()) corrupted("an edge on no arc");
+    if (e.arc() != kIdleArc && e.arc() >= g.edge_arcs()) corrupted("an edge on no arc");
     if (!row.empty() && !(row.back().target < e.target || (row.back().target == e.target && row.back().label < e.label)))
       corrupted("edges out of order");
     row.push_back(e);

@@ -157,6 +157,8 @@ class EdgeStore {
   // from 2^30 arcs on.
   explicit EdgeStore(uint32_t num_arcs);
   unsigned label_bits() const { return bits_; }
+  // The range of the edges' arc fields (the constructor's num_arcs).
+  uint32_t arcs() const { return num_arcs_; }
 
   // The bytes encode() writes for this row (sorted by target, and arcs
   // within the graph's, else std::logic_error); std::length_error past

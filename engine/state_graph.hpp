@@ -85,6 +85,9 @@ class StateGraph {
   StateId num_states() const { return num_states_; }
   uint32_t num_nodes() const { return num_nodes_; }
   uint32_t num_arcs() const { return num_arcs_; }
+  // The range of the edges' arc fields: num_arcs(), or wider under network
+  // symmetry (the constructor's edge_arcs).
+  uint32_t edge_arcs() const { return edges_.arcs(); }
   uint64_t num_edges() const { return num_edges_; }
   // `for (const Edge& e : g.edges(s))`, decoded on the fly; or a cursor
   // (next_edge() gives the edge at c and advances it) where a walk must

@@ -6,6 +6,7 @@
 // claim.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "engine/analysis.hpp"
@@ -178,7 +179,7 @@ TEST(SymmetryDiff, RandomProgramsOnSymmetricNetworks) {
   opt.min_rules = 3;
   opt.max_rules = 6;
   reftest::ProgramGenerator gen(rng, opt), gen_explore(rng, opt);
-  const std::vector<std::string> networks = {"ring:3", "ring:4", "star:4", "complete:3", "line:3", "grid:2x2"};
+  const std::vector<std::string> networks = {"ring:3", "ring:4", "star:4", "complete:3", "line:3", "grid:2x2", "grid:2x3"};
   size_t compared = 0, symmetric = 0;
   for (int i = 0; i < 160; ++i) {
     const bool explore_kind = reftest::coin(rng, 0.4);
@@ -203,4 +204,143 @@ TEST(SymmetryDiff, RandomProgramsOnSymmetricNetworks) {
   }
   EXPECT_GE(symmetric, 60u);
   EXPECT_GE(compared, 50u);
+}
+
+namespace {
+
+// The hand-built case where the plain quotient errs one way: the hub n0
+// sends `go` to both leaves and, by choice, `first` to one; a leaf on `go`
+// sends `a` to the other leaf, the leaf with `first` starts a token that
+// the leaves bounce back to each other (stably), and taking an `a` makes a
+// leaf faulty. The fault-free stable cycle is x -> σ(x) -> x, σ = (n1 n2),
+// each step serving the arc whose channel the other one leaves holding an
+// `a`: fair. In the quotient it is one state with a self-loop labelled σ.
+const char* kMirror = R"(
+state hub/0.
+transport go/0, first/0, tok/0, a/0.
+network { n0 - n1. n0 - n2. n1 - n2. }
+init at n0 { hub. }
+hub if prev hub.
+go@N if start@_, hub, neighbor(N).
+first@N if start@_, hub, neighbor(N), choice((), (N)).
+a@N if go@H, neighbor(N), N != H.
+tok@N if first@H, neighbor(N), N != H.
+tok@S if tok@S.
+error if a@_.
+error if prev error.
+)";
+
+// The quotient with the permutations dropped from its edges (the plain
+// quotient: each edge serves its arc in the representative's frame).
+engine::StateGraph plain_quotient(const engine::StateGraph& q, const engine::System& system) {
+  engine::StateGraph out(system.layout());
+  for (engine::StateId s = 0; s < q.num_states(); ++s) {
+    hashing::GlobalState st;
+    EXPECT_TRUE(hashing::decode(q.bytes(s), system.layout(), st));
+    out.add_state("", st, system);
+  }
+  for (engine::StateId s = 0; s < q.num_states(); ++s) {
+    std::vector<engine::Edge> row;
+    for (const engine::Edge& e : q.edges(s))
+      row.emplace_back(e.target, engine::served_arc(e.arc(), q.num_arcs()), e.stable());
+    std::sort(row.begin(), row.end(), [](const engine::Edge& a, const engine::Edge& b) {
+      return a.target != b.target ? a.target < b.target : a.label < b.label;
+    });
+    row.erase(std::unique(row.begin(), row.end()), row.end());
+    out.set_edges(s, row);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST(SymmetryDiff, MirrorImagesBouncingATokenAreFairThoughThePlainQuotientSaysNot) {
+  model::Diagnostics diag("mirror.d2c");
+  auto m = model::load_model_text(kMirror, "mirror.d2c", {}, diag);
+  ASSERT_TRUE(m) << diag.format_all();
+  EXPECT_EQ(compare(*m, 1, engine::OnBound::Stop, 0), "");
+  engine::CompiledModel cm = engine::compile(*m);
+  engine::D2cSystem system(cm);
+  system.set_symmetry(std::make_shared<hashing::SymmetryGroup>(engine::system_symmetry(*m).group));
+  ASSERT_EQ(system.symmetry()->order(), 2u);
+  engine::ExploreResult res = engine::explore(system, {});
+  // The collapse: a fault-free state with a stable self-loop labelled σ.
+  bool mirrored_loop = false;
+  for (engine::StateId s = 0; s < res.graph.num_states(); ++s)
+    for (const engine::Edge& e : res.graph.edges(s))
+      mirrored_loop |= e.target == s && e.stable() && engine::edge_element(e.arc(), res.graph.num_arcs()) != 0 &&
+                       !res.graph.any_faulty(s);
+  EXPECT_TRUE(mirrored_loop);
+  const auto p = engine::Property::SometimesTotal;
+  const engine::Verdict v = engine::analyze_quotient(res.graph, *system.symmetry(), p, engine::Fairness::Channel,
+                                                     true, engine::Cancellation::none(), nullptr);
+  EXPECT_EQ(v.holds, std::optional<bool>(true));
+  // The plain quotient misses it: no fair stable fault-free SCC.
+  const engine::StateGraph plain = plain_quotient(res.graph, system);
+  EXPECT_EQ(engine::analyze_sequential(plain, p, engine::Fairness::Channel, true).holds, std::optional<bool>(false));
+}
+
+namespace {
+
+// The hand-built case where the plain quotient errs the other way: the
+// hub picks a leader leaf L by choice and bounces a token with it, L
+// flipping a flag at every token (non-stable); every leaf sends itself `m`
+// at its start, which only the leader takes without becoming faulty. So
+// in every fault-free cycle the other leaf's self-loop holds `m` forever:
+// unfair, and always-total holds. The representatives of that cycle's
+// states fall on both sides (L = n1 in some, n2 in others), and in their
+// frames each self-loop is empty somewhere on the cycle: the plain
+// quotient calls the cycle fair and always-total violated. (Which side a
+// representative falls on follows from the hashes of the leaves' DBs, so
+// the leaves both hold `w`, and the predicates are declared in an order
+// that gives the split; the test asserts that it happens.)
+const char* kSplit = R"(
+state lead/0, flip/0, w/0, hub/0.
+transport first/0, tok/0, m/0.
+network { n0 - n1. n0 - n2. }
+init at n0 { hub. }
+hub if prev hub.
+w if start@_, not hub.
+w if prev w.
+lead if prev lead.
+lead if first@_.
+first@N if start@_, hub, neighbor(N), choice((), (N)).
+m@M if start@_, not hub, my_name(M).
+tok@S if first@S.
+tok@S if tok@S.
+flip if tok@_, not hub, not prev flip.
+error if m@_, not prev lead.
+error if prev error.
+)";
+
+}  // namespace
+
+TEST(SymmetryDiff, ACycleWhoseRepresentativesFallOnBothSidesIsUnfairThoughThePlainQuotientSaysFair) {
+  model::Diagnostics diag("split.d2c");
+  auto m = model::load_model_text(kSplit, "split.d2c", {}, diag);
+  ASSERT_TRUE(m) << diag.format_all();
+  EXPECT_EQ(compare(*m, 1, engine::OnBound::Stop, 0), "");
+  engine::CompiledModel cm = engine::compile(*m);
+  engine::D2cSystem system(cm);
+  system.set_symmetry(std::make_shared<hashing::SymmetryGroup>(engine::system_symmetry(*m).group));
+  engine::ExploreResult res = engine::explore(system, {});
+  // The split: fault-free states whose leader is n1 and others whose leader is n2.
+  const model::PredId lead = *m->find_pred("lead");
+  bool leader_at[3] = {false, false, false};
+  for (engine::StateId s = 0; s < res.graph.num_states(); ++s) {
+    if (res.graph.any_faulty(s)) continue;
+    hashing::GlobalState st;
+    ASSERT_TRUE(hashing::decode(res.graph.bytes(s), system.layout(), st));
+    for (uint32_t n = 1; n < 3; ++n)
+      for (size_t i = 0; i < st.dbs[n].size(); i += system.layout().fact_words(st.dbs[n][i]))
+        leader_at[n] |= st.dbs[n][i] == lead;
+  }
+  EXPECT_TRUE(leader_at[1] && leader_at[2]);
+  const auto p = engine::Property::AlwaysTotal;
+  EXPECT_EQ(engine::analyze_quotient(res.graph, *system.symmetry(), p, engine::Fairness::Channel, true,
+                                     engine::Cancellation::none(), nullptr)
+                .holds,
+            std::optional<bool>(true));
+  const engine::StateGraph plain = plain_quotient(res.graph, system);
+  EXPECT_EQ(engine::analyze_sequential(plain, p, engine::Fairness::Channel, true).holds, std::optional<bool>(false));
 }
