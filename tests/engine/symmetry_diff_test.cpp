@@ -162,7 +162,7 @@ TEST(SymmetryDiff, EveryExampleOnSymmetricNetworks) {
       SCOPED_TRACE(entry.path().filename().string() + " on " + (net.empty() ? "its network" : net));
       for (size_t threads : {1, 2}) {
         bool comparable = false;
-        EXPECT_EQ(compare(*m, threads, engine::OnBound::Stop, 300000, &comparable), "");
+        EXPECT_EQ(compare(*m, threads, engine::OnBound::Stop, 100000, &comparable), "");
         compared += comparable;
       }
     }
