@@ -12,7 +12,9 @@ Expander::Expander(const System& system, OnBound on_bound, hashing::TreeStore& s
       base_(store.tree_size(), hashing::TreeStore::kUnknown),
       decoded_(store.parts(), hashing::TreeStore::kUnknown) {
   gen_->set_skip_violating(on_bound == OnBound::Prune);
-  if (system.symmetry()) sym_ = std::make_unique<hashing::SymmetricCanonicalizer>(system.layout(), *system.symmetry());
+  if (system.symmetry())
+    sym_ = std::make_unique<hashing::SymmetricCanonicalizer>(system.layout(), *system.symmetry(),
+                                                             system.may_have_fresh());
   current_.dbs.resize(system.layout().num_nodes);
   current_.channels.resize(system.layout().num_arcs);
 }

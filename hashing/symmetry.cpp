@@ -138,8 +138,8 @@ int64_t SymmetryGroup::find(const std::vector<uint32_t>& node) const {
 
 // ---- SymmetricCanonicalizer ----------------------------------------------------------
 
-SymmetricCanonicalizer::SymmetricCanonicalizer(const StateLayout& layout, const SymmetryGroup& group)
-    : layout_(layout), group_(group), renaming_(layout) {
+SymmetricCanonicalizer::SymmetricCanonicalizer(const StateLayout& layout, const SymmetryGroup& group, bool fresh)
+    : layout_(layout), group_(group), fresh_(fresh), renaming_(layout) {
   const NetworkShape& sh = group.shape();
   const uint32_t nodes = sh.num_nodes, parts = nodes + static_cast<uint32_t>(sh.arcs.size());
   node_of_.resize(group.order());
@@ -150,6 +150,8 @@ SymmetricCanonicalizer::SymmetricCanonicalizer(const StateLayout& layout, const 
     for (uint32_t p = 0; p < nodes; ++p) at[p] = inv.node[p];
     for (uint32_t a = 0; a < sh.arcs.size(); ++a) at[nodes + a] = nodes + inv.arc[a];
   }
+  node_of_const_.assign(layout.num_fixed, -1);
+  for (uint32_t n = 0; n < nodes; ++n) node_of_const_[sh.node_const[n]] = n;
   adjacent_.assign(nodes, std::vector<char>(nodes, 0));
   for (auto [u, v] : sh.arcs)
     if (u != v) adjacent_[u][v] = adjacent_[v][u] = 1;
@@ -164,12 +166,9 @@ SymmetricCanonicalizer::~SymmetricCanonicalizer() = default;
 void SymmetricCanonicalizer::invariants(const GlobalState& s) {
   const NetworkShape& sh = group_.shape();
   const uint32_t nodes = sh.num_nodes;
-  thread_local std::vector<int64_t> node_of_const;
-  node_of_const.assign(layout_.num_fixed, -1);
-  for (uint32_t n = 0; n < nodes; ++n) node_of_const[sh.node_const[n]] = n;
   auto arg_class = [&](Word c, uint32_t u, uint32_t v) -> uint64_t {
     if (c >= layout_.num_fixed) return 0x9e3779b97f4a7c15ull;
-    const int64_t m = node_of_const[c];
+    const int64_t m = node_of_const_[c];
     if (m < 0) return c;
     if (static_cast<uint32_t>(m) == u) return 0x1000000001ull;
     if (static_cast<uint32_t>(m) == v) return 0x1000000002ull;
@@ -222,9 +221,9 @@ const GlobalState& SymmetricCanonicalizer::canonical_state(const GlobalState& s,
   ties_ += tied_.size();
   if (tied_.size() == 1) {
     *element = tied_[0];
-    if (tied_[0] == 0) return renaming_.canonical_state(s, out);
+    if (tied_[0] == 0) return rename_canonical(s, out, false);
     permute(s, layout_, group_.element(tied_[0]), moved_);
-    const GlobalState& r = renaming_.canonical_state(moved_, out);
+    const GlobalState& r = rename_canonical(moved_, out, false);
     if (&r == &moved_) std::swap(out.state, moved_);
     return out.state;
   }
@@ -236,7 +235,7 @@ const GlobalState& SymmetricCanonicalizer::canonical_state(const GlobalState& s,
       permute(s, layout_, group_.element(i), moved_);
       t = &moved_;
     }
-    renaming_.canonicalize(*t, cand_);
+    if (&rename_canonical(*t, cand_, true) == t) cand_.state = *t;
     if (!have || cand_.bytes < out.bytes) {
       std::swap(out.bytes, cand_.bytes);
       std::swap(out.state, cand_.state);
@@ -246,6 +245,17 @@ const GlobalState& SymmetricCanonicalizer::canonical_state(const GlobalState& s,
     }
   }
   return out.state;
+}
+
+const GlobalState& SymmetricCanonicalizer::rename_canonical(const GlobalState& t, CanonicalForm& out, bool bytes) {
+  if (fresh_) {
+    if (!bytes) return renaming_.canonical_state(t, out);
+    renaming_.canonicalize(t, out);
+    return out.state;
+  }
+  out.renaming.clear();
+  if (bytes) encode(t, layout_, out.bytes);
+  return t;
 }
 
 void SymmetricCanonicalizer::canonicalize(const GlobalState& s, CanonicalForm& out, uint32_t* element) {

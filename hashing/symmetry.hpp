@@ -117,7 +117,9 @@ class SymmetryGroup {
 // The canonical form under a group and renaming; one per worker (scratch).
 class SymmetricCanonicalizer {
  public:
-  SymmetricCanonicalizer(const StateLayout& layout, const SymmetryGroup& group);
+  // `fresh`: whether states may hold fresh constants (System::may_have_fresh);
+  // without them the renaming part is the identity and is skipped.
+  SymmetricCanonicalizer(const StateLayout& layout, const SymmetryGroup& group, bool fresh = true);
   ~SymmetricCanonicalizer();
   SymmetricCanonicalizer(const SymmetricCanonicalizer&) = delete;
   SymmetricCanonicalizer& operator=(const SymmetricCanonicalizer&) = delete;
@@ -136,9 +138,14 @@ class SymmetricCanonicalizer {
  private:
   void invariants(const GlobalState& s);
   bool less_at(uint32_t a, uint32_t b, bool* equal) const;
+  // The renaming's canonical form of t (its bytes in out.bytes when
+  // `bytes`): &t itself, or out.state.
+  const GlobalState& rename_canonical(const GlobalState& t, CanonicalForm& out, bool bytes);
   const StateLayout& layout_;
   const SymmetryGroup& group_;
+  bool fresh_;
   Canonicalizer renaming_;
+  std::vector<int64_t> node_of_const_;          // fixed constant -> the node it names, or -1
   std::vector<uint64_t> inv_;                   // per position of s: nodes, then arcs
   std::vector<std::vector<uint32_t>> node_of_;  // per element: position -> part of s that lands there
   std::vector<uint32_t> tied_;

@@ -202,3 +202,29 @@ TEST(SymmetricCanonical, TheTrivialGroupIsTheRenamingCanonicalForm) {
     EXPECT_EQ(a.bytes, b.bytes);
   }
 }
+
+TEST(SymmetricCanonical, WithoutFreshConstantsTheRenamingIsSkippedAndNothingChanges) {
+  Rng rng(11);
+  const NetworkShape sh = ring(4);
+  const SymmetryGroup g = SymmetryGroup::generate(sh, {rotation(4), reflection(4)}, 100);
+  for (int round = 0; round < 4; ++round) {
+    StateLayout l = layout_of(sh, rng);
+    if (round % 2) l.arity = {1, 1};
+    SymmetricCanonicalizer with(l, g, true), without(l, g, false);
+    StateLimits lim;
+    lim.max_fresh = 0;  // fixed constants only
+    lim.max_db = 2;
+    lim.max_channel = 1;
+    for (int i = 0; i < 300; ++i) {
+      const GlobalState s = random_state(rng, l, lim);
+      ASSERT_TRUE(fresh_constants(s, l).empty());
+      CanonicalForm a, b;
+      uint32_t ea = 0, eb = 0;
+      with.canonicalize(s, a, &ea);
+      without.canonicalize(s, b, &eb);
+      EXPECT_EQ(a.bytes, b.bytes);
+      EXPECT_EQ(a.state, b.state);
+      EXPECT_EQ(ea, eb);
+    }
+  }
+}
