@@ -66,13 +66,7 @@ both bench/models/flood_consensus.d2c complete:3
 both examples/leader_election.d2c ring:3 --on-bound prune
 [ "$quick" = 1 ] || both examples/leader_election.d2c ring:4 --on-bound prune
 
-py=python3
-for candidate in python3 /usr/bin/python3; do
-  if command -v "$candidate" > /dev/null && "$candidate" -c 'import matplotlib' 2> /dev/null; then
-    py=$candidate
-    break
-  fi
-done
+py=$(scripts/plot_python)
 "$py" - "$csv" "$out/symmetry.png" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))

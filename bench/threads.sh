@@ -120,13 +120,7 @@ done
 # plot, by the first python3 that has matplotlib: scripts/setup installs
 # Debian's, which only /usr/bin/python3 sees when another python3 (pyenv,
 # a venv) comes first in PATH.
-py=python3
-for candidate in python3 /usr/bin/python3; do
-  if command -v "$candidate" > /dev/null && "$candidate" -c 'import matplotlib' 2> /dev/null; then
-    py=$candidate
-    break
-  fi
-done
+py=$(scripts/plot_python)
 "$py" - "$csv" "$out/threads.png" <<'PY'
 import csv, statistics, sys
 from collections import defaultdict

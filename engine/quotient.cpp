@@ -115,34 +115,51 @@ struct ArcClasses {
   void join(uint32_t a, uint32_t b) { parent[find(a)] = find(b); }
 };
 
-// Whether a maximal SCC of the view lifts to fair concrete SCCs (with an
-// edge inside, and a non-stable one when `need_unstable`).
-bool qualifies(const View& v, const std::vector<uint64_t>& members, Fairness f, bool need_unstable) {
+// Frames of an SCC's members: member -> τ (~0u until set).
+using Frames = std::unordered_map<uint64_t, uint32_t>;
+
+// Calls fn(edge, frame entry of its target) for every kept edge of x
+// inside the SCC (the members are the frames' keys).
+template <class Fn>
+void for_each_internal_edge(const View& v, uint64_t x, Frames& tau, Fn&& fn) {
+  EdgeCursor c;
+  Edge e;
+  uint64_t w = 0;
+  while (v.next(x, c, e, w)) {
+    auto it = tau.find(w);
+    if (it != tau.end()) fn(e, *it);
+  }
+}
+
+// τ along a BFS tree of the SCC's internal edges from its least member r
+// (τ_r = id, τ_y = τ_x ∘ π_e⁻¹); whether it has an internal edge, and a
+// non-stable one.
+Frames frames(const View& v, const std::vector<uint64_t>& members, bool& edge, bool& unstable) {
   const auto& G = v.group;
-  std::unordered_map<uint64_t, uint32_t> tau;  // member -> τ (unset: absent)
+  Frames tau;
   for (uint64_t m : members) tau.emplace(m, ~0u);
   const uint64_t r = *std::min_element(members.begin(), members.end());
   tau[r] = 0;
   std::deque<uint64_t> queue{r};
-  bool edge = false, unstable = false;
-  while (!queue.empty()) {  // τ along a BFS tree of C̄'s internal edges
+  while (!queue.empty()) {
     const uint64_t x = queue.front();
     queue.pop_front();
-    EdgeCursor c;
-    Edge e;
-    uint64_t w = 0;
-    while (v.next(x, c, e, w)) {
-      auto it = tau.find(w);
-      if (it == tau.end()) continue;
+    const uint32_t tx = tau[x];
+    for_each_internal_edge(v, x, tau, [&](const Edge& e, std::pair<const uint64_t, uint32_t>& y) {
       edge = true;
       unstable |= !e.stable();
-      if (it->second != ~0u) continue;
-      it->second = G.compose(tau[x], G.inverse(edge_element(e.arc(), v.arcs)));
-      queue.push_back(w);
-    }
+      if (y.second != ~0u) return;
+      y.second = G.compose(tx, G.inverse(edge_element(e.arc(), v.arcs)));
+      queue.push_back(y.first);
+    });
   }
-  if (!edge || (need_unstable && !unstable)) return false;
-  if (f == Fairness::None) return true;
+  return tau;
+}
+
+// Whether every orbit of H = <s_e> on the arcs holds a covered arc
+// (τ_x(b) for an internal edge of x serving b or an arc b empty in x).
+bool orbits_covered(const View& v, const std::vector<uint64_t>& members, Frames& tau) {
+  const auto& G = v.group;
   ArcClasses classes(v.arcs);
   std::vector<char> covered(v.arcs, 0);
   std::unordered_set<uint32_t> generators;
@@ -151,19 +168,14 @@ bool qualifies(const View& v, const std::vector<uint64_t>& members, Fairness f, 
     const auto& px = G.element(tx);
     for (uint32_t b = 0; b < v.arcs; ++b)
       if (v.g.channel_empty(v.state(x), b)) covered[px.arc[b]] = 1;
-    EdgeCursor c;
-    Edge e;
-    uint64_t w = 0;
-    while (v.next(x, c, e, w)) {
-      auto it = tau.find(w);
-      if (it == tau.end()) continue;
+    for_each_internal_edge(v, x, tau, [&](const Edge& e, std::pair<const uint64_t, uint32_t>& y) {
       const uint32_t arc = served_arc(e.arc(), v.arcs);
       if (arc != kIdleArc) covered[px.arc[arc]] = 1;
-      const uint32_t s = G.compose(G.compose(tx, G.inverse(edge_element(e.arc(), v.arcs))), G.inverse(it->second));
-      if (s == 0 || !generators.insert(s).second) continue;
+      const uint32_t s = G.compose(G.compose(tx, G.inverse(edge_element(e.arc(), v.arcs))), G.inverse(y.second));
+      if (s == 0 || !generators.insert(s).second) return;
       const auto& ps = G.element(s);
       for (uint32_t a = 0; a < v.arcs; ++a) classes.join(a, ps.arc[a]);
-    }
+    });
   }
   std::vector<char> class_covered(v.arcs, 0);
   for (uint32_t a = 0; a < v.arcs; ++a)
@@ -171,6 +183,15 @@ bool qualifies(const View& v, const std::vector<uint64_t>& members, Fairness f, 
   for (uint32_t a = 0; a < v.arcs; ++a)
     if (!class_covered[classes.find(a)]) return false;
   return true;
+}
+
+// Whether a maximal SCC of the view lifts to fair concrete SCCs (with an
+// edge inside, and a non-stable one when `need_unstable`).
+bool qualifies(const View& v, const std::vector<uint64_t>& members, Fairness f, bool need_unstable) {
+  bool edge = false, unstable = false;
+  Frames tau = frames(v, members, edge, unstable);
+  if (!edge || (need_unstable && !unstable)) return false;
+  return f == Fairness::None || orbits_covered(v, members, tau);
 }
 
 // A shortest path in the view from `from` to `to` (both kept), as vertices

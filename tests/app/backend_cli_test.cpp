@@ -69,6 +69,23 @@ void expect_auto_interprets(const std::vector<std::string>& env, const std::stri
   EXPECT_TRUE(contains(c.run.err, refused)) << describe(c.run);
 }
 
+// The compiler's child whose pid the fake compiler wrote to `pid_file` is
+// gone (or a zombie not reaped yet) within 5 s; killed if not.
+void expect_compiler_gone(const std::string& pid_file) {
+  pid_t child = 0;
+  std::ifstream(pid_file) >> child;
+  ASSERT_GT(child, 0);
+  bool gone = false;
+  for (int i = 0; i < 500 && !gone; ++i) {
+    std::ifstream stat("/proc/" + std::to_string(child) + "/stat");
+    std::string pid_text, name, state;
+    gone = !(stat >> pid_text >> name >> state) || state == "Z";
+    if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(gone) << "the compiler's child " << child << " outlived ddsmc";
+  if (!gone) ::kill(child, SIGKILL);
+}
+
 }  // namespace
 
 TEST(BackendCli, CompiledAndInterpretedGiveTheSameReportOnEveryExample) {
@@ -132,18 +149,7 @@ TEST(BackendCli, AutoNeverWaitsForTheCompiler) {
   EXPECT_TRUE(a.stats["compiled_from_state"].is_null());
   EXPECT_EQ(a.report, check_with("interpreted", {example("flooding"), "--network", "ring:5"}).report);
   if (!std::filesystem::exists(pid_file)) return;  // the check was over before the compiler started
-  pid_t child = 0;
-  std::ifstream(pid_file) >> child;
-  ASSERT_GT(child, 0);
-  bool gone = false;
-  for (int i = 0; i < 500 && !gone; ++i) {  // gone, or a zombie not reaped yet
-    std::ifstream stat("/proc/" + std::to_string(child) + "/stat");
-    std::string pid_text, name, state;
-    gone = !(stat >> pid_text >> name >> state) || state == "Z";
-    if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  EXPECT_TRUE(gone) << "the compiler's child " << child << " outlived ddsmc";
-  if (!gone) ::kill(child, SIGKILL);
+  expect_compiler_gone(pid_file);
 }
 
 // A check long enough for the compile: it switches to the compiled step
@@ -273,16 +279,5 @@ TEST(BackendCli, ASignalDuringTheCompileStopsTheCompilerToo) {
   ASSERT_TRUE(std::filesystem::exists(pid_file)) << read_text(s.err_path);
   ::kill(s.pid, SIGTERM);
   EXPECT_EQ(wait_for(s.pid, 30), 3) << read_text(s.err_path);
-  pid_t child = 0;
-  std::ifstream(pid_file) >> child;
-  ASSERT_GT(child, 0);
-  bool gone = false;
-  for (int i = 0; i < 500 && !gone; ++i) {  // gone, or a zombie not reaped yet
-    std::ifstream stat("/proc/" + std::to_string(child) + "/stat");
-    std::string pid_text, name, state;
-    gone = !(stat >> pid_text >> name >> state) || state == "Z";
-    if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  EXPECT_TRUE(gone) << "the compiler's child " << child << " outlived ddsmc";
-  if (!gone) ::kill(child, SIGKILL);
+  expect_compiler_gone(pid_file);
 }

@@ -14,6 +14,7 @@
 #include "engine/d2c/trace.hpp"
 #include "model/load.hpp"
 #include "tests/engine/graph_compare.hpp"
+#include "tests/engine/replay_support.hpp"
 #include "tests/test_support.hpp"
 
 using namespace ddsmc;
@@ -59,28 +60,6 @@ std::optional<model::Model> load(const std::string& path, std::optional<std::str
   return m;
 }
 
-// A lifted run as replay reads it back: every field as `check` writes it.
-std::vector<engine::ReplayStep> to_replay(const engine::ConcreteRun& run) {
-  std::vector<engine::ReplayStep> out;
-  for (size_t i = 0; i < run.steps.size(); ++i) {
-    const auto& st = run.steps[i];
-    engine::ReplayStep r;
-    r.index = i;
-    r.arc = st.arc;
-    r.idle = st.arc == engine::kIdleArc;
-    r.node = st.node;
-    r.payload = st.payload;
-    r.input = st.input;
-    r.added = st.added;
-    r.removed = st.removed;
-    r.sent = st.sent;
-    r.dropped = st.dropped;
-    r.stable = st.stable;
-    out.push_back(std::move(r));
-  }
-  return out;
-}
-
 // What the verdict's lasso claims.
 engine::TraceClaim claim_of(const engine::Verdict& v, engine::Fairness f) {
   engine::TraceClaim c;
@@ -116,7 +95,7 @@ TEST_P(Example, VerdictsAndReplayableTraces) {
       auto run = engine::lift(cm, res.graph, engine::lasso_hops(v.lasso->states, v.lasso->edges, v.lasso->loop_start));
       ASSERT_TRUE(run.has_value()) << "the lasso does not lift to a concrete run";
       // The run replays, and its claim (witness or counterexample) holds.
-      engine::ReplayResult r = engine::replay(cm, to_replay(*run), v.lasso->loop_start, nullptr, claim_of(v, f));
+      engine::ReplayResult r = engine::replay(cm, test::to_replay(*run), v.lasso->loop_start, nullptr, claim_of(v, f));
       EXPECT_TRUE(r.ok()) << "step " << r.steps_ok << ": " << r.problem;
       EXPECT_FALSE(r.claim.empty());
     }

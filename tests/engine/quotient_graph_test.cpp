@@ -17,9 +17,12 @@
 #include "engine/quotient.hpp"
 #include "hashing/symmetry.hpp"
 #include "tests/hashing/random_states.hpp"
+#include "tests/hashing/symmetry_support.hpp"
 
 using namespace ddsmc;
 using hashing::GlobalState;
+using hashing::test::reflection;
+using hashing::test::rotation;
 
 namespace {
 
@@ -47,18 +50,6 @@ class GraphSystem : public engine::System {
  private:
   hashing::StateLayout layout_;
 };
-
-hashing::NetworkShape shape(uint32_t nodes, const std::vector<std::pair<uint32_t, uint32_t>>& edges) {
-  hashing::NetworkShape s;
-  s.num_nodes = nodes;
-  std::set<std::pair<uint32_t, uint32_t>> arcs;
-  for (uint32_t n = 0; n < nodes; ++n) arcs.insert({n, n});
-  for (auto [a, b] : edges) arcs.insert({a, b}), arcs.insert({b, a});
-  s.arcs.assign(arcs.begin(), arcs.end());
-  for (uint32_t n = 0; n < nodes; ++n) s.node_const.push_back(n);
-  s.num_fixed = nodes + kValues;
-  return s;
-}
 
 // A random state: some nodes faulty, values, some channels holding a token.
 GlobalState random_state(hashing::test::Rng& rng, const hashing::NetworkShape& sh, double fault_rate,
@@ -177,18 +168,6 @@ Graphs random_graphs(hashing::test::Rng& rng, const hashing::SymmetryGroup& G, c
   return g;
 }
 
-std::vector<uint32_t> rotation(uint32_t n) {
-  std::vector<uint32_t> p(n);
-  for (uint32_t i = 0; i < n; ++i) p[i] = (i + 1) % n;
-  return p;
-}
-
-std::vector<uint32_t> reflection(uint32_t n) {
-  std::vector<uint32_t> p(n);
-  for (uint32_t i = 0; i < n; ++i) p[i] = (n - i) % n;
-  return p;
-}
-
 }  // namespace
 
 TEST(QuotientGraph, VerdictsEqualThoseOfTheConcreteGraph) {
@@ -198,11 +177,11 @@ TEST(QuotientGraph, VerdictsEqualThoseOfTheConcreteGraph) {
     std::vector<std::vector<uint32_t>> gens;
   };
   const std::vector<Case> cases = {
-      {"star, S2 on the leaves", shape(3, {{0, 1}, {0, 2}}), {{0, 2, 1}}},
-      {"ring:3, S3", shape(3, {{0, 1}, {1, 2}, {2, 0}}), {rotation(3), reflection(3)}},
-      {"ring:4, D4", shape(4, {{0, 1}, {1, 2}, {2, 3}, {3, 0}}), {rotation(4), reflection(4)}},
-      {"ring:4, Klein four", shape(4, {{0, 1}, {1, 2}, {2, 3}, {3, 0}}), {{1, 0, 3, 2}, {3, 2, 1, 0}}},
-      {"star:4, S3 on the leaves", shape(4, {{0, 1}, {0, 2}, {0, 3}}), {{0, 2, 1, 3}, {0, 2, 3, 1}}},
+      {"star, S2 on the leaves", hashing::test::shape(3, {{0, 1}, {0, 2}}, kValues), {{0, 2, 1}}},
+      {"ring:3, S3", hashing::test::shape(3, {{0, 1}, {1, 2}, {2, 0}}, kValues), {rotation(3), reflection(3)}},
+      {"ring:4, D4", hashing::test::shape(4, {{0, 1}, {1, 2}, {2, 3}, {3, 0}}, kValues), {rotation(4), reflection(4)}},
+      {"ring:4, Klein four", hashing::test::shape(4, {{0, 1}, {1, 2}, {2, 3}, {3, 0}}, kValues), {{1, 0, 3, 2}, {3, 2, 1, 0}}},
+      {"star:4, S3 on the leaves", hashing::test::shape(4, {{0, 1}, {0, 2}, {0, 3}}, kValues), {{0, 2, 1, 3}, {0, 2, 3, 1}}},
   };
   hashing::test::Rng rng(2317);
   size_t holds = 0, fails = 0;

@@ -19,32 +19,12 @@
 #include "engine/quotient_lasso.hpp"
 #include "model/load.hpp"
 #include "tests/engine/reference_support.hpp"
+#include "tests/engine/replay_support.hpp"
 #include "tests/test_support.hpp"
 
 using namespace ddsmc;
 
 namespace {
-
-std::vector<engine::ReplayStep> to_replay(const engine::ConcreteRun& run) {
-  std::vector<engine::ReplayStep> out;
-  for (size_t i = 0; i < run.steps.size(); ++i) {
-    const auto& st = run.steps[i];
-    engine::ReplayStep r;
-    r.index = i;
-    r.arc = st.arc;
-    r.idle = st.arc == engine::kIdleArc;
-    r.node = st.node;
-    r.payload = st.payload;
-    r.input = st.input;
-    r.added = st.added;
-    r.removed = st.removed;
-    r.sent = st.sent;
-    r.dropped = st.dropped;
-    r.stable = st.stable;
-    out.push_back(std::move(r));
-  }
-  return out;
-}
 
 // A concrete lasso or path lifted and replayed against its claim: "" when it does.
 std::string replays(const engine::CompiledModel& cm, const engine::ConcreteLasso& l, bool lasso,
@@ -56,7 +36,7 @@ std::string replays(const engine::CompiledModel& cm, const engine::ConcreteLasso
   auto run = engine::lift(cm, [&](engine::StateId s) { return l.states[s]; }, hops);
   if (!run) return "does not lift";
   const std::optional<size_t> loop = lasso ? std::optional<size_t>(l.loop_start) : std::nullopt;
-  engine::ReplayResult r = engine::replay(cm, to_replay(*run), loop, nullptr, claim);
+  engine::ReplayResult r = engine::replay(cm, test::to_replay(*run), loop, nullptr, claim);
   return r.ok() ? "" : "step " + std::to_string(r.steps_ok) + ": " + r.problem;
 }
 

@@ -9,44 +9,12 @@
 
 #include "hashing/symmetry.hpp"
 #include "tests/hashing/random_states.hpp"
+#include "tests/hashing/symmetry_support.hpp"
 
 using namespace ddsmc::hashing;
 using namespace ddsmc::hashing::test;
 
 namespace {
-
-// A network from undirected edges: arcs in (from, to) order, self-loops
-// included; node n is named by fixed constant n, and `extra` more fixed
-// constants follow.
-NetworkShape shape(uint32_t nodes, const std::vector<std::pair<uint32_t, uint32_t>>& edges, uint32_t extra = 1) {
-  NetworkShape s;
-  s.num_nodes = nodes;
-  std::set<std::pair<uint32_t, uint32_t>> arcs;
-  for (uint32_t n = 0; n < nodes; ++n) arcs.insert({n, n});
-  for (auto [a, b] : edges) arcs.insert({a, b}), arcs.insert({b, a});
-  s.arcs.assign(arcs.begin(), arcs.end());
-  for (uint32_t n = 0; n < nodes; ++n) s.node_const.push_back(n);
-  s.num_fixed = nodes + extra;
-  return s;
-}
-
-NetworkShape ring(uint32_t n) {
-  std::vector<std::pair<uint32_t, uint32_t>> e;
-  for (uint32_t i = 0; i < n; ++i) e.push_back({i, (i + 1) % n});
-  return shape(n, e);
-}
-
-std::vector<uint32_t> rotation(uint32_t n) {
-  std::vector<uint32_t> p(n);
-  for (uint32_t i = 0; i < n; ++i) p[i] = (i + 1) % n;
-  return p;
-}
-
-std::vector<uint32_t> reflection(uint32_t n) {
-  std::vector<uint32_t> p(n);
-  for (uint32_t i = 0; i < n; ++i) p[i] = (n - i) % n;
-  return p;
-}
 
 StateLayout layout_of(const NetworkShape& sh, Rng& rng) {
   StateLayout l;
