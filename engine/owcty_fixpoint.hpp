@@ -121,21 +121,38 @@ class OwctyCells {
 
 // One acceptance set, over the current Z: for an arc, the states with its
 // channel empty and the targets of H's edges serving it; for `unstable`,
-// the targets of H's non-stable edges (edges from states of Z).
+// the targets of H's non-stable edges (edges from states of Z). Under
+// network symmetry (`orbit_of`), `arc` names an orbit of arcs, and the set
+// is the union of its arcs' (an edge's served arc read from its arc field).
 struct Acceptance {
   bool unstable = false;
   uint32_t arc = 0;
-  bool seeds_state(const StateGraph& g, StateId s) const { return !unstable && g.channel_empty(s, arc); }
-  bool seeds_edge(const Edge& e) const { return unstable ? !e.stable() : e.arc() == arc; }
+  const std::vector<uint32_t>* orbit_of = nullptr;
+  bool seeds_state(const StateGraph& g, StateId s) const {
+    if (unstable) return false;
+    if (!orbit_of) return g.channel_empty(s, arc);
+    for (uint32_t a = 0; a < g.num_arcs(); ++a)
+      if ((*orbit_of)[a] == arc && g.channel_empty(s, a)) return true;
+    return false;
+  }
+  bool seeds_edge(const StateGraph& g, const Edge& e) const {
+    if (unstable) return !e.stable();
+    if (!orbit_of) return e.arc() == arc;
+    const uint32_t served = served_arc(e.arc(), g.num_arcs());
+    return served != kIdleArc && (*orbit_of)[served] == arc;
+  }
 };
 
 // The sets in the order the rounds take them: the non-stable one first
-// (always-*: the most selective), then one per arc under channel fairness.
+// (always-*: the most selective), then one per arc (per orbit of arcs
+// under network symmetry) under channel fairness.
 inline std::vector<Acceptance> acceptance_sets(const StateGraph& g, const Subgraph& h, Fairness f) {
   std::vector<Acceptance> sets;
-  if (h.need_unstable) sets.push_back({true, 0});
-  if (f == Fairness::Channel)
-    for (uint32_t a = 0; a < g.num_arcs(); ++a) sets.push_back({false, a});
+  if (h.need_unstable) sets.push_back({true, 0, nullptr});
+  if (f != Fairness::Channel) return sets;
+  for (uint32_t a = 0; a < g.num_arcs(); ++a)
+    if (!h.arc_orbit) sets.push_back({false, a, nullptr});
+    else if ((*h.arc_orbit)[a] == a) sets.push_back({false, a, h.arc_orbit});  // (an orbit is named by its least arc)
   return sets;
 }
 
@@ -258,7 +275,7 @@ class OwctyFixpoint {
           if (!survives(s)) return;
           if (a.seeds_state(g_, s) && reach(s)) push(s);
           kept_edges(s, [&](const Edge& e) {
-            if (a.seeds_edge(e)) route(e.target);
+            if (a.seeds_edge(g_, e)) route(e.target);
           });
         },
         [&](StateId v, auto& route) { kept_edges(v, [&](const Edge& e) { route(e.target); }); },

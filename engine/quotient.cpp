@@ -2,6 +2,10 @@
 // contract and the argument).
 #include "engine/quotient.hpp"
 
+#include "engine/owcty.hpp"
+#include "engine/owcty_fixpoint.hpp"
+#include "engine/subgraph.hpp"
+
 #include <algorithm>
 #include <deque>
 #include <functional>
@@ -220,39 +224,83 @@ void stem_path(const View& v, uint64_t from, uint64_t to, QuotientFinding& out) 
   for (uint64_t x : path) out.stem.push_back(v.vertex(x));
 }
 
-// The first qualifying SCC of the view (from every kept vertex, or from
-// `start`), with the finding: its members and a stem to its least vertex.
-bool search(const View& v, Property p, Fairness f, uint64_t start, std::optional<QuotientFinding>* finding) {
-  const bool sometimes = is_sometimes(p);
-  std::vector<uint64_t> found;
-  Tarjan tarjan(v);
-  auto on_scc = [&](const std::vector<uint64_t>& members) {
-    if (!qualifies(v, members, f, !sometimes)) return false;
-    found = members;
-    return true;
-  };
-  if (sometimes) {
-    for (uint64_t x = 0; x < v.size() && found.empty(); ++x) tarjan.run_from(x, on_scc);
-  } else {
-    tarjan.run_from(start, on_scc);
-  }
-  if (found.empty()) return false;
-  if (!finding) return true;
+// Per arc, the least arc of its orbit under the group.
+std::vector<uint32_t> arc_orbits(const hashing::SymmetryGroup& G, uint32_t arcs) {
+  std::vector<uint32_t> least(arcs);
+  std::iota(least.begin(), least.end(), 0u);
+  for (uint32_t i = 0; i < G.order(); ++i)
+    for (uint32_t a = 0; a < arcs; ++a) least[a] = std::min(least[a], G.element(i).arc[a]);
+  return least;
+}
+
+// For an untracked view: the OWCTY fixpoint (parallel, engine/owcty.hpp)
+// with one acceptance set per orbit of the group on the arcs. Every state
+// of an SCC whose lift is fair survives it (that lift serves or empties
+// every arc, so the SCC seeds every orbit), so the SCCs need only be
+// looked for among the survivors; an empty result decides at once.
+std::vector<uint8_t> prefilter(const View& v, bool sometimes, Fairness f, AnalysisStats& stats) {
+  const std::vector<uint32_t> orbits = arc_orbits(v.group, v.arcs);
+  Subgraph h;
+  h.keep_state = v.keep_state;
+  h.stable_edges_only = v.stable_only;
+  h.roots_everywhere = sometimes;
+  h.need_unstable = !sometimes;
+  h.cancel = v.cancel;
+  h.arc_orbit = &orbits;
+  OwctyResult z = owcty(v.g, h, f, *v.cancel);
+  stats.rounds += z.rounds;
+  stats.passes += z.passes;
+  stats.survivors += z.survivors;
+  for (uint8_t& x : z.flags) x = (x & kSurvives) ? 1 : 0;
+  return std::move(z.flags);
+}
+
+// The finding of a qualifying SCC: its members and a stem to its least
+// vertex (anywhere for sometimes-*, through the view `h` from `start` for
+// always-*).
+QuotientFinding finding_of(const View& h, const std::vector<uint64_t>& found, bool sometimes, uint64_t start) {
   QuotientFinding out;
-  out.tracking = v.tracking;
-  out.stable_edges_only = v.stable_only;
+  out.tracking = h.tracking;
+  out.stable_edges_only = h.stable_only;
   out.need_unstable = !sometimes;
-  for (uint64_t m : found) out.members.push_back(v.vertex(m));
+  for (uint64_t m : found) out.members.push_back(h.vertex(m));
   const uint64_t r = *std::min_element(found.begin(), found.end());
-  if (sometimes) {  // the stem may go anywhere
-    View all = v;
+  if (sometimes) {
+    View all = h;
     all.stable_only = false;
     all.keep_state = [](StateId) { return true; };
     stem_path(all, 0, r, out);
   } else {
-    stem_path(v, start, r, out);
+    stem_path(h, start, r, out);
   }
-  *finding = std::move(out);
+  return out;
+}
+
+// The first qualifying SCC of the view (from every kept vertex, or from
+// `start`; untracked views among the survivors of the prefilter only).
+bool search(const View& v, Property p, Fairness f, uint64_t start, std::optional<QuotientFinding>* finding,
+            AnalysisStats& stats) {
+  const bool sometimes = is_sometimes(p);
+  View in_z = v;
+  std::vector<uint8_t> z;
+  if (!v.tracking) {
+    z = prefilter(v, sometimes, f, stats);
+    in_z.keep_state = [&z](StateId s) { return z[s] != 0; };  // (Z lies in the view's states)
+  }
+  std::vector<uint64_t> found;
+  Tarjan tarjan(in_z);
+  auto on_scc = [&](const std::vector<uint64_t>& members) {
+    if (!qualifies(in_z, members, f, !sometimes)) return false;
+    found = members;
+    return true;
+  };
+  if (sometimes || !v.tracking) {  // (for always-*, Z holds only states reachable from `start`)
+    for (uint64_t x = 0; x < in_z.size() && found.empty(); ++x) tarjan.run_from(x, on_scc);
+  } else {
+    tarjan.run_from(start, on_scc);
+  }
+  if (found.empty()) return false;
+  if (finding) *finding = finding_of(v, found, sometimes, start);
   return true;
 }
 
@@ -297,14 +345,14 @@ Verdict analyze_quotient(const StateGraph& g, const hashing::SymmetryGroup& grou
     if (p == Property::SometimesPartial) v.keep_state = [&g](StateId s) { return !g.all_faulty(s); };
     else v.keep_state = [&g](StateId s) { return !g.any_faulty(s); };
     ++verdict.stats.subgraphs;
-    found = g.num_states() > 0 && search(v, p, f, 0, finding);
+    found = g.num_states() > 0 && search(v, p, f, 0, finding, verdict.stats);
   } else {
     for (auto [n, tracked] : examined_nodes(g, group, cancel)) {
       View h = v;
       h.tracking = tracked;
       h.keep_state = [](StateId) { return true; };
       ++verdict.stats.subgraphs;
-      if (g.num_states() > 0 && search(h, p, f, tracked ? n : 0, finding)) {
+      if (g.num_states() > 0 && search(h, p, f, tracked ? n : 0, finding, verdict.stats)) {
         found = true;
         verdict.node = n;
         break;

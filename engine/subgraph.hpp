@@ -29,6 +29,11 @@ struct Subgraph {
   // where the stem of the lasso must stay.
   bool roots_everywhere = true;
   bool need_unstable = false;  // a fair SCC needs a non-stable edge inside (always-*)
+  // Network symmetry (engine/quotient.hpp): per arc, its orbit under the
+  // group, and the graph's edges carry elements in their arc fields. The
+  // OWCTY fixpoint then takes one acceptance set per orbit (a sound
+  // filter there, not a decision); null: one per arc.
+  const std::vector<uint32_t>* arc_orbit = nullptr;
   Cancellation* cancel = &Cancellation::none();  // polled by every sequential walk over it
 
   // An edge of a kind H keeps (whatever its target).
