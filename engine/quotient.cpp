@@ -201,26 +201,29 @@ bool qualifies(const View& v, const std::vector<uint64_t>& members, Fairness f, 
 // A shortest path in the view from `from` to `to` (both kept), as vertices
 // and edges.
 void stem_path(const View& v, uint64_t from, uint64_t to, QuotientFinding& out) {
-  std::unordered_map<uint64_t, std::pair<uint64_t, Edge>> parent{{from, {from, Edge{}}}};
-  std::deque<uint64_t> queue{from};
-  while (!queue.empty() && !parent.count(to)) {
+  // Breadth first, a parent per vertex (8 bytes each: no hash table).
+  constexpr uint64_t kNone = ~uint64_t{0};
+  std::vector<uint64_t> parent(v.size(), kNone), queue{from};
+  parent[from] = from;
+  for (size_t head = 0; head < queue.size() && parent[to] == kNone; ++head) {
     v.cancel->poll();
-    const uint64_t x = queue.front();
-    queue.pop_front();
     EdgeCursor c;
     Edge e;
     uint64_t w = 0;
-    while (v.next(x, c, e, w))
-      if (parent.emplace(w, std::make_pair(x, e)).second) queue.push_back(w);
+    while (v.next(queue[head], c, e, w))
+      if (parent[w] == kNone) parent[w] = queue[head], queue.push_back(w);
   }
   std::vector<uint64_t> path{to};
-  while (path.back() != from) {
-    const auto& [p, e] = parent.at(path.back());
-    out.stem_edges.push_back(e);
-    path.push_back(p);
-  }
+  while (path.back() != from) path.push_back(parent[path.back()]);
   std::reverse(path.begin(), path.end());
-  std::reverse(out.stem_edges.begin(), out.stem_edges.end());
+  for (size_t i = 0; i + 1 < path.size(); ++i) {  // an edge of the view along each hop
+    EdgeCursor c;
+    Edge e;
+    uint64_t w = 0;
+    bool found = false;
+    while (!found && v.next(path[i], c, e, w)) found = w == path[i + 1];
+    out.stem_edges.push_back(e);
+  }
   for (uint64_t x : path) out.stem.push_back(v.vertex(x));
 }
 
