@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/d2c/compile.hpp"
+#include "engine/d2c/symmetry.hpp"
 #include "engine/d2c/system.hpp"
 #include "engine/parallel.hpp"  // DDSMC_TSAN
 #include "tests/engine/graph_compare.hpp"
@@ -177,3 +178,28 @@ TEST(Threads, VisitedSetGrowsInARoundNearACutOff) {
 }
 
 }  // namespace
+
+// Network symmetry: the quotient's graph, its edges' permutations
+// included, is the one-thread graph at every thread count (and the name
+// puts it in the TSan stage of scripts/test).
+TEST(Threads, SymmetricQuotientSameGraphAtEveryThreadCount) {
+  for (const auto& [name, network] : {std::pair{"leader_election", "ring:3"}, {"gossip", "ring:4"},
+                                      {"echo", "ring:3"}, {"ring_broadcast", "complete:3"}}) {
+    SCOPED_TRACE(std::string(name) + " on " + network);
+    auto m = example(name, network);
+    ASSERT_TRUE(m);
+    engine::CompiledModel cm = compiled(m);
+    engine::D2cSystem system(cm);
+    system.set_symmetry(std::make_shared<hashing::SymmetryGroup>(engine::system_symmetry(*m).group));
+    ASSERT_NE(system.symmetry(), nullptr);
+    engine::ExploreOptions opts;
+    opts.threads = 1;
+    opts.max_states = 20000;
+    opts.on_bound = engine::OnBound::Prune;
+    const engine::ExploreResult one = engine::explore(system, opts);
+    for (size_t threads : {2, 3}) {
+      opts.threads = threads;
+      EXPECT_EQ(test::result_difference(one, engine::explore(system, opts)), "") << threads << " threads";
+    }
+  }
+}
