@@ -10,6 +10,7 @@
 #include <deque>
 #include <functional>
 #include <numeric>
+#include <stdexcept>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -213,6 +214,7 @@ void stem_path(const View& v, uint64_t from, uint64_t to, QuotientFinding& out) 
     while (v.next(queue[head], c, e, w))
       if (parent[w] == kNone) parent[w] = queue[head], queue.push_back(w);
   }
+  if (parent[to] == kNone) throw std::logic_error("analysis: no stem to a fair SCC");
   std::vector<uint64_t> path{to};
   while (path.back() != from) path.push_back(parent[path.back()]);
   std::reverse(path.begin(), path.end());
