@@ -159,7 +159,7 @@ void Expander::expand_symmetric(FunctionRef<void(const Candidate&)> out) {
       return;
     }
     uint32_t element = 0;
-    const hashing::GlobalState& state = sym_->canonical_state(succ, form_, &element);
+    const hashing::GlobalState& state = sym_->canonical_state(succ, form_, &element, info.changed_parts);
     const uint32_t succ_root = intern_against_source(state, info.changed_parts);
     const EdgeLabel l{quotient_arc(label.arc, element, arcs), label.stable};
     out(Candidate{l, succ_root, &state, info.violation.has_value()});
@@ -168,7 +168,10 @@ void Expander::expand_symmetric(FunctionRef<void(const Candidate&)> out) {
 
 void Expander::expand(uint32_t root, FunctionRef<void(const Candidate&)> out) {
   load(root);
-  if (sym_) return expand_symmetric(out);
+  if (sym_) {
+    sym_->set_base(current_);
+    return expand_symmetric(out);
+  }
   const bool plain = !system_.may_have_fresh();
   previous_.valid = false;
   generate([&](const EdgeLabel& label, const hashing::GlobalState& succ, const StepInfo& info) {

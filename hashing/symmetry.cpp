@@ -163,10 +163,13 @@ SymmetricCanonicalizer::~SymmetricCanonicalizer() = default;
 // carry along. Arguments: a fresh constant is one symbol, a node constant
 // is named by its relation to the part's node(s), any other fixed constant
 // by itself. Facts are summed (the order of a part's facts depends on ids).
-void SymmetricCanonicalizer::invariants(const GlobalState& s) {
+uint64_t SymmetricCanonicalizer::part_invariant(const GlobalState& s, uint32_t part) const {
   const NetworkShape& sh = group_.shape();
   const uint32_t nodes = sh.num_nodes;
-  auto arg_class = [&](Word c, uint32_t u, uint32_t v) -> uint64_t {
+  const bool node = part < nodes;
+  const uint32_t u = node ? part : sh.arcs[part - nodes].first, v = node ? part : sh.arcs[part - nodes].second;
+  const uint32_t extra = node ? 0 : 1;
+  auto arg_class = [&](Word c) -> uint64_t {
     if (c >= layout_.num_fixed) return 0x9e3779b97f4a7c15ull;
     const int64_t m = node_of_const_[c];
     if (m < 0) return c;
@@ -175,21 +178,32 @@ void SymmetricCanonicalizer::invariants(const GlobalState& s) {
     if (adjacent_[u][m] || adjacent_[v][m]) return 0x1000000003ull;
     return 0x1000000004ull;
   };
-  auto part_hash = [&](const std::vector<Word>& w, uint32_t extra, uint32_t u, uint32_t v) {
-    uint64_t sum = w.size();
-    for (size_t i = 0; i < w.size();) {
-      const uint32_t k = layout_.fact_words(w[i]);
-      uint64_t h = mix(w[i] + 1);
-      for (uint32_t j = 1; j < k + extra; ++j) h = mix(h ^ (j < k ? arg_class(w[i + j], u, v) : w[i + j] + 7));
-      sum += mix(h);
-      i += k + extra;
-    }
-    return sum;
-  };
-  inv_.resize(nodes + sh.arcs.size());
-  for (uint32_t n = 0; n < nodes; ++n) inv_[n] = part_hash(s.dbs[n], 0, n, n);
-  for (uint32_t a = 0; a < sh.arcs.size(); ++a)
-    inv_[nodes + a] = part_hash(s.channels[a], 1, sh.arcs[a].first, sh.arcs[a].second) ^ 0x5bd1e995ull;
+  const std::vector<Word>& w = part_words(s, nodes, part);
+  uint64_t sum = w.size();
+  for (size_t i = 0; i < w.size();) {
+    const uint32_t k = layout_.fact_words(w[i]);
+    uint64_t h = mix(w[i] + 1);
+    for (uint32_t j = 1; j < k + extra; ++j) h = mix(h ^ (j < k ? arg_class(w[i + j]) : w[i + j] + 7));
+    sum += mix(h);
+    i += k + extra;
+  }
+  return node ? sum : sum ^ 0x5bd1e995ull;
+}
+
+void SymmetricCanonicalizer::invariants(const GlobalState& s, const std::vector<uint32_t>* changed) {
+  const uint32_t parts = static_cast<uint32_t>(node_of_[0].size());
+  if (changed && base_inv_.size() == parts) {  // the base's, but for the parts the step changed
+    inv_ = base_inv_;
+    for (uint32_t p : *changed) inv_[p] = part_invariant(s, p);
+    return;
+  }
+  inv_.resize(parts);
+  for (uint32_t p = 0; p < parts; ++p) inv_[p] = part_invariant(s, p);
+}
+
+void SymmetricCanonicalizer::set_base(const GlobalState& base) {
+  invariants(base, nullptr);
+  base_inv_ = inv_;
 }
 
 // Whether element a's invariant vector is below b's (*equal: the same).
@@ -208,8 +222,8 @@ bool SymmetricCanonicalizer::less_at(uint32_t a, uint32_t b, bool* equal) const 
 }
 
 const GlobalState& SymmetricCanonicalizer::canonical_state(const GlobalState& s, CanonicalForm& out,
-                                                           uint32_t* element) {
-  invariants(s);
+                                                           uint32_t* element, const std::vector<uint32_t>* changed) {
+  invariants(s, changed);
   tied_.assign(1, 0);
   for (uint32_t i = 1; i < group_.order(); ++i) {
     bool equal = false;

@@ -128,7 +128,13 @@ class SymmetricCanonicalizer {
   // (the renaming ρ is in out.renaming, over σ(s)'s fresh ids, which are
   // s's). The result may be s itself (σ the identity and s already in
   // canonical order), else out.state.
-  const GlobalState& canonical_state(const GlobalState& s, CanonicalForm& out, uint32_t* element);
+  // `changed`: when s differs from the state given to set_base() in these
+  // parts only (ascending; the expander's successors), their invariants
+  // alone are computed again.
+  const GlobalState& canonical_state(const GlobalState& s, CanonicalForm& out, uint32_t* element,
+                                     const std::vector<uint32_t>* changed = nullptr);
+  // The state whose successors are canonicalised next (see `changed`).
+  void set_base(const GlobalState& base);
   // The same with out.bytes = its encoding.
   void canonicalize(const GlobalState& s, CanonicalForm& out, uint32_t* element);
   const CanonicalStats& stats() const { return renaming_.stats(); }
@@ -136,7 +142,8 @@ class SymmetricCanonicalizer {
   uint64_t ties() const { return ties_; }
 
  private:
-  void invariants(const GlobalState& s);
+  uint64_t part_invariant(const GlobalState& s, uint32_t part) const;
+  void invariants(const GlobalState& s, const std::vector<uint32_t>* changed);
   bool less_at(uint32_t a, uint32_t b, bool* equal) const;
   // The renaming's canonical form of t (its bytes in out.bytes when
   // `bytes`): &t itself, or out.state.
@@ -147,6 +154,7 @@ class SymmetricCanonicalizer {
   Canonicalizer renaming_;
   std::vector<int64_t> node_of_const_;          // fixed constant -> the node it names, or -1
   std::vector<uint64_t> inv_;                   // per position of s: nodes, then arcs
+  std::vector<uint64_t> base_inv_;              // set_base()'s
   std::vector<std::vector<uint32_t>> node_of_;  // per element: position -> part of s that lands there
   std::vector<uint32_t> tied_;
   std::vector<std::vector<char>> adjacent_;     // node x node

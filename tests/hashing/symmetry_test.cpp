@@ -196,3 +196,36 @@ TEST(SymmetricCanonical, WithoutFreshConstantsTheRenamingIsSkippedAndNothingChan
     }
   }
 }
+
+TEST(SymmetricCanonical, ChangedPartsAgainstABaseGiveTheFullForm) {
+  Rng rng(29);
+  const NetworkShape sh = ring(4);
+  const SymmetryGroup g = SymmetryGroup::generate(sh, {rotation(4), reflection(4)}, 100);
+  const StateLayout l = layout_of(sh, rng);
+  SymmetricCanonicalizer incremental(l, g), full(l, g);
+  StateLimits lim;
+  lim.max_fresh = 2;
+  lim.max_db = 2;
+  lim.max_channel = 1;
+  const uint32_t parts = l.num_nodes + l.num_arcs;
+  for (int i = 0; i < 300; ++i) {
+    const GlobalState base = random_state(rng, l, lim);
+    incremental.set_base(base);
+    for (int k = 0; k < 4; ++k) {
+      GlobalState succ = base;
+      const GlobalState other = random_state(rng, l, lim);
+      std::vector<uint32_t> changed;
+      for (uint32_t p = 0; p < parts; ++p)
+        if (std::bernoulli_distribution(0.2)(rng)) {
+          changed.push_back(p);
+          part_words(succ, l.num_nodes, p) = part_words(other, l.num_nodes, p);
+        }
+      CanonicalForm a, b;
+      uint32_t ea = 0, eb = 0;
+      const GlobalState& ra = incremental.canonical_state(succ, a, &ea, &changed);
+      const GlobalState& rb = full.canonical_state(succ, b, &eb);
+      EXPECT_EQ(ra, rb);
+      EXPECT_EQ(ea, eb);
+    }
+  }
+}
