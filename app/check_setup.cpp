@@ -119,21 +119,16 @@ int set_up_scratch(const CheckOptions& opts, const engine::Processes& processes,
 }
 
 // --symmetry auto (engine/d2c/symmetry.hpp): the system's group, said on
-// stderr with its generators or why there is none. Not yet under MPI
-// (refused, exit 2).
+// stderr (by rank 0) with its generators or why there is none.
 int set_up_symmetry(const CheckOptions& opts, const engine::Processes& processes, CheckSetup& s) {
   if (opts.symmetry != "auto") return 0;
-  if (processes.size() > 1 || dist::launched_under_mpi()) {
-    if (processes.root()) std::fprintf(stderr, "ddsmc: --symmetry auto does not run under MPI yet\n");
-    return kExitUsage;
-  }
   engine::SystemSymmetry sym = engine::system_symmetry(*s.model);
   const uint64_t edge_arcs = uint64_t{sym.group.order()} * s.model->network.num_arcs();
   if (!sym.group.trivial() && edge_arcs >= (uint64_t{1} << 30)) {
     sym.why_smaller = "its order times the arcs does not fit the edge code";
     sym.group = hashing::SymmetryGroup(sym.group.shape());
   }
-  std::fprintf(stderr, "ddsmc: symmetry: %s\n", engine::symmetry_text(sym).c_str());
+  if (processes.root()) std::fprintf(stderr, "ddsmc: symmetry: %s\n", engine::symmetry_text(sym).c_str());
   if (sym.group.trivial()) return 0;
   s.symmetry_generators = sym.generator_text;
   s.symmetry = std::make_shared<const hashing::SymmetryGroup>(std::move(sym.group));

@@ -149,7 +149,7 @@ class DistBfs {
   DistBfs(const engine::System& system, const engine::ExploreOptions& opts, MPI_Comm comm, engine::ExploreResult& res,
           std::unique_ptr<Shard> restored, const dist::Resumed* resumed, StateId base)
       : system_(system), opts_(opts), res_(res), base_(base), link_(comm), ranks_(link_.size()), me_(link_.rank()),
-        local_(restored ? std::move(restored->graph()) : engine::StateGraph(system.layout(), opts.initial_table)),
+        local_(restored ? std::move(restored->graph()) : engine::StateGraph(system.layout(), opts.initial_table, system.edge_arcs())),
         gids_(restored ? std::move(restored->gids()) : std::vector<StateId>{}),
         resumed_(resumed ? std::optional<dist::Resumed>(*resumed) : std::nullopt),
         threads_(opts.threads ? opts.threads : engine::hardware_threads()),

@@ -2,14 +2,18 @@
 
 #include "dist/analysis.hpp"
 #include "dist/explore.hpp"
+#include "dist/gather.hpp"
 #include "dist/id_base.hpp"
 #include "dist/mailbox.hpp"
+#include "engine/bfs_tree.hpp"
+#include "engine/quotient_lasso.hpp"
 
 namespace ddsmc::dist {
 
 const engine::ExploreResult& MpiBackend::explore(const engine::System& system, const engine::ExploreOptions& opts,
                                                  std::optional<engine::Restored> restored) {
   layout_ = &system.layout();
+  system_ = &system;
   base_ = id_base_from_environment(ranks_.size());
   if (!restored) {
     res_.emplace(dist::explore(system, opts, ranks_.comm(), shard_, nullptr, base_));
@@ -40,7 +44,16 @@ int MpiBackend::lead(const std::function<int()>& lead) {
   return ranks_.finish(lead());
 }
 
+const engine::StateGraph& MpiBackend::gathered() {
+  if (!gathered_) {
+    ranks_.command({kGather});
+    gathered_ = gather_graph(*shard_, *system_, base_, ranks_.comm());
+  }
+  return *gathered_;
+}
+
 engine::Verdict MpiBackend::analyze(engine::Property p, bool complete) {
+  if (symmetric()) return engine::analyze_symmetric(*system_, gathered(), p, fairness_, complete, cancel_);
   if (ranks_.root()) ranks_.command({kAnalyze, static_cast<uint64_t>(p), complete});
   engine::Verdict v = dist::analyze(*shard_, p, fairness_, complete, cancel_, ranks_.comm());
   if (v.lasso) {
@@ -51,6 +64,7 @@ engine::Verdict MpiBackend::analyze(engine::Property p, bool complete) {
 }
 
 std::vector<engine::StateId> MpiBackend::bound_path(engine::StateId target, engine::StateId target_parent) {
+  if (symmetric()) return engine::bfs_tree_path(gathered(), target, target_parent, cancel_);
   if (ranks_.root()) ranks_.command({kBoundPath, target, target_parent});
   std::vector<engine::StateId> path =
       dist::bfs_tree_path(*shard_, based(target), based(target_parent), cancel_, ranks_.comm());
@@ -59,10 +73,16 @@ std::vector<engine::StateId> MpiBackend::bound_path(engine::StateId target, engi
 }
 
 engine::StateBytes MpiBackend::encodings(const std::vector<engine::StateId>& ids) {
+  if (symmetric()) return [&g = gathered()](engine::StateId s) { return g.bytes(s); };
   std::vector<engine::StateId> gids;
   gids.reserve(ids.size());
   for (engine::StateId id : ids) gids.push_back(based(id));
   return [bytes = ranks_.fetch(gids, *shard_), base = base_](engine::StateId s) { return bytes.at(s + base); };
+}
+
+std::optional<engine::ConcreteLasso> MpiBackend::concrete_path(const std::vector<engine::StateId>& path) {
+  if (!symmetric()) return std::nullopt;
+  return engine::concrete_path(*system_, gathered(), path, cancel_).value_or(engine::ConcreteLasso{});
 }
 
 void MpiBackend::checkpoint_analysis(const std::vector<engine::Verdict>& decided) {
@@ -74,6 +94,7 @@ void MpiBackend::serve_one(const std::vector<uint64_t>& a) {
   if (a.size() == 3 && a[0] == kAnalyze) analyze(static_cast<engine::Property>(a[1]), a[2] != 0);
   if (a.size() == 3 && a[0] == kBoundPath) bound_path(a[1], a[2]);
   if (a.size() == 1 && a[0] == kCheckpoint) checkpoint_analysis({});
+  if (a.size() == 1 && a[0] == kGather) gather_graph(*shard_, *system_, base_, ranks_.comm());
 }
 
 }  // namespace ddsmc::dist

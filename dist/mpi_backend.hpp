@@ -6,6 +6,12 @@
 // (serve_one()); the encodings of a trace's states come from the ranks that
 // own them. Every rank ends with rank 0's exit code.
 //
+// Under network symmetry (System::symmetry) the exploration is the
+// distributed one, and on rank 0's first need the quotient graph is
+// gathered there (dist/gather.hpp); the analysis (engine/quotient_lasso's
+// analyze_symmetric), the bound's path and the encodings then run on rank
+// 0 alone, on that graph, in ordinary ids.
+//
 // With the test-only id base (DDSMC_TEST_ID_BASE, dist/id_base.hpp) the
 // engine's global ids are the ordinary ids + the base; this class is the
 // boundary where they become ordinary again: the result's violating state
@@ -44,16 +50,23 @@ class MpiBackend final : public engine::Backend {
   // `decided`: rank 0's verdicts (it alone writes the manifest).
   void checkpoint_analysis(const std::vector<engine::Verdict>& decided) override;
   engine::RankFigures figures() const override { return figures_; }
+  std::optional<engine::ConcreteLasso> concrete_path(const std::vector<engine::StateId>& path) override;
 
  private:
-  enum : uint64_t { kAnalyze = 1, kBoundPath = 2, kCheckpoint = 3 };
+  enum : uint64_t { kAnalyze = 1, kBoundPath = 2, kCheckpoint = 3, kGather = 4 };
   // The other ranks: runs the step rank 0 commanded.
   void serve_one(const std::vector<uint64_t>& a);
   // An ordinary id as the engine's global id, and back (kNoState stays).
   engine::StateId based(engine::StateId id) const { return id == engine::kNoState ? id : id + base_; }
   engine::StateId ordinary(engine::StateId gid) const { return gid == engine::kNoState ? gid : gid - base_; }
 
+  bool symmetric() const { return system_ && system_->symmetry(); }
+  // Rank 0 under symmetry: the whole quotient graph, gathered at the first call.
+  const engine::StateGraph& gathered();
+
   Ranks& ranks_;
+  const engine::System* system_ = nullptr;
+  std::optional<engine::StateGraph> gathered_;
   engine::Fairness fairness_;
   engine::Cancellation& cancel_;
   engine::AnalysisCheckpoint checkpoint_;

@@ -83,9 +83,12 @@ void Expander::generate(Generator::Sink sink) {
 
 void Expander::expand_split(uint32_t root, std::span<const uint8_t> in_key, FunctionRef<bool(uint64_t)> here,
                             FunctionRef<void(const Candidate&)> out) {
-  if (sym_) throw std::logic_error("network symmetry is not supported by the distributed exploration");
   const auto& layout = system_.layout();
   load(root);
+  if (sym_) {
+    sym_->set_base(current_);
+    return expand_split_symmetric(in_key, here, out);
+  }
   const bool plain = !system_.may_have_fresh();
   previous_.valid = false;
   // The expanded state's parts and the keys of those in the placement key,
@@ -163,6 +166,31 @@ void Expander::expand_symmetric(FunctionRef<void(const Candidate&)> out) {
     const uint32_t succ_root = intern_against_source(state, info.changed_parts);
     const EdgeLabel l{quotient_arc(label.arc, element, arcs), label.stable};
     out(Candidate{l, succ_root, &state, info.violation.has_value()});
+  });
+}
+
+void Expander::expand_split_symmetric(std::span<const uint8_t> in_key, FunctionRef<bool(uint64_t)> here,
+                                      FunctionRef<void(const Candidate&)> out) {
+  // Every successor whole, placed by its canonical form under the group
+  // (so its owner is the owner of its orbit), its arc carrying the element.
+  const auto& layout = system_.layout();
+  generate([&](const EdgeLabel& label, const hashing::GlobalState& succ, const StepInfo& info) {
+    if (info.violation && on_bound_ == OnBound::Prune) {
+      ++pruned_;
+      return;
+    }
+    uint32_t element = 0;
+    const hashing::GlobalState& state = sym_->canonical_state(succ, form_, &element, info.changed_parts);
+    Candidate c{EdgeLabel{quotient_arc(label.arc, element, layout.num_arcs), label.stable}, 0, &state,
+                info.violation.has_value()};
+    hashing::encode_segmented(state, layout, succ_enc_);
+    c.place = placement_key(succ_enc_, in_key);
+    c.here = here(c.place);
+    if (c.here)
+      c.root = store_.intern(succ_enc_);
+    else
+      c.encoding = &succ_enc_;
+    out(c);
   });
 }
 

@@ -76,7 +76,9 @@ class Expander {
   // placement key over the parts `in_key` marks (engine/placement.hpp)
   // here(key) accepts (the distributed engine: the states this rank owns);
   // the others come with their canonical encoding instead (whole, or as
-  // the parts a step changed), to be interned elsewhere. The key is found
+  // the parts a step changed), to be interned elsewhere. Under network
+  // symmetry every successor comes whole, placed by its form under the
+  // group. The key is found
   // from the parts a step changed, as the interning is.
   void expand_split(uint32_t root, std::span<const uint8_t> in_key, FunctionRef<bool(uint64_t)> here,
                     FunctionRef<void(const Candidate&)> out);
@@ -102,6 +104,8 @@ class Expander {
   // the element that took it there (quotient_arc).
   std::unique_ptr<hashing::SymmetricCanonicalizer> sym_;
   void expand_symmetric(FunctionRef<void(const Candidate&)> out);
+  void expand_split_symmetric(std::span<const uint8_t> in_key, FunctionRef<bool(uint64_t)> here,
+                              FunctionRef<void(const Candidate&)> out);
   // The canonical form of a state given whole, under the group if any.
   const hashing::GlobalState& canonical_of(const hashing::GlobalState& s);
   hashing::SegmentedEncoding enc_;  // the state being expanded, then scratch

@@ -1,7 +1,6 @@
 #include "engine/local_backend.hpp"
 
 #include "engine/bfs_tree.hpp"
-#include "engine/quotient.hpp"
 #include "engine/quotient_lasso.hpp"
 
 namespace ddsmc::engine {
@@ -26,15 +25,8 @@ const ExploreResult& LocalBackend::explore(const System& system, const ExploreOp
 }
 
 Verdict LocalBackend::analyze(Property p, bool complete) {
-  const hashing::SymmetryGroup* group = system_ ? system_->symmetry() : nullptr;
-  if (!group) return engine::analyze(res_->graph, p, fairness_, complete, cancel_);
-  // The quotient (engine/quotient.hpp); the lasso is made concrete here,
-  // an empty one saying that it could not be (an engine bug).
-  std::optional<QuotientFinding> finding;
-  Verdict v = analyze_quotient(res_->graph, *group, p, fairness_, complete, cancel_, &finding);
-  if (finding)
-    v.concrete = concrete_lasso(*system_, res_->graph, *finding, fairness_, cancel_).value_or(ConcreteLasso{});
-  return v;
+  if (system_ && system_->symmetry()) return analyze_symmetric(*system_, res_->graph, p, fairness_, complete, cancel_);
+  return engine::analyze(res_->graph, p, fairness_, complete, cancel_);
 }
 
 std::vector<StateId> LocalBackend::bound_path(StateId target, StateId target_parent) {

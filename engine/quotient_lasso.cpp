@@ -191,4 +191,12 @@ std::optional<ConcreteLasso> concrete_path(const System& system, const StateGrap
   return out;
 }
 
+Verdict analyze_symmetric(const System& system, const StateGraph& g, Property p, Fairness fairness, bool complete,
+                          Cancellation& cancel) {
+  std::optional<QuotientFinding> finding;
+  Verdict v = analyze_quotient(g, *system.symmetry(), p, fairness, complete, cancel, &finding);
+  if (finding) v.concrete = concrete_lasso(system, g, *finding, fairness, cancel).value_or(ConcreteLasso{});
+  return v;
+}
+
 }  // namespace ddsmc::engine

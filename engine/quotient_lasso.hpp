@@ -25,6 +25,13 @@
 
 namespace ddsmc::engine {
 
+// The whole analysis of p on a quotient graph `g` of system's group: the
+// verdict of analyze_quotient, and its finding made concrete (an empty
+// ConcreteLasso when it does not lift: an engine bug). What the one
+// process and rank 0 of an MPI job (on the gathered graph) both run.
+Verdict analyze_symmetric(const System& system, const StateGraph& g, Property p, Fairness fairness, bool complete,
+                          Cancellation& cancel);
+
 // nullopt when the finding does not lift (an engine bug). Polls `cancel`.
 std::optional<ConcreteLasso> concrete_lasso(const System& system, const StateGraph& g, const QuotientFinding& f,
                                             Fairness fairness, Cancellation& cancel);
