@@ -29,7 +29,7 @@ struct CheckOptions {
   size_t threads = 0;
   std::string partition_key = "nodes+arcs/3";  // --partition-key (engine::PlacementRule)
   std::string backend = "auto";          // --backend interpreted|compiled|auto
-  std::string symmetry = "none";         // --symmetry auto|none (network symmetry, issue 23)
+  std::string symmetry = "auto";         // --symmetry auto|none (network symmetry, issue 23)
   std::optional<std::string> memory;     // --memory LIMIT (default: default_memory_limit())
   std::optional<std::string> scratch;    // --scratch DIR|none (default: $TMPDIR, else /tmp, unless in RAM)
   uint64_t max_states = 0;

@@ -93,8 +93,8 @@ int run(int argc, char** argv) {
           },
           "RULE"));
   check->add_option("--symmetry", check_opts.symmetry,
-                    "auto: explore up to the network's automorphisms that fix the initial state and every node "
-                    "the rules name (one state per orbit; verdicts and traces as without it), or none (the default)")
+                    "auto (the default): explore up to the network's automorphisms that fix the initial state and "
+                    "every node the rules name (one state per orbit; verdicts and traces as without it), or none")
       ->check(CLI::IsMember({"auto", "none"}));
   check->add_option("--backend", check_opts.backend,
                     "how steps are evaluated: compiled (the model's rules as C++, compiled and cached), "

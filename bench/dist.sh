@@ -60,11 +60,11 @@ run() {  # config rep
   local cfg=$1 rep=$2 json=$out/run.json cmd key=()
   case $cfg in *:*) key=(--partition-key "${cfg#*:}") ;; esac
   case ${cfg%%:*} in
-    single-1t) cmd=("$bin" check "$model" --network "ring:$ring" --threads 1) ;;
-    single-2t) cmd=("$bin" check "$model" --network "ring:$ring" --threads 2) ;;
-    np1-1t) cmd=("${mpi[@]}" -np 1 "$bin" check "$model" --network "ring:$ring" --threads 1) ;;
-    np2-1t) cmd=("${mpi[@]}" -np 2 "$bin" check "$model" --network "ring:$ring" --threads 1) ;;
-    np4-1t) cmd=("${mpi[@]}" -np 4 "$bin" check "$model" --network "ring:$ring" --threads 1) ;;
+    single-1t) cmd=("$bin" check "$model" --network "ring:$ring" --symmetry none --threads 1) ;;
+    single-2t) cmd=("$bin" check "$model" --network "ring:$ring" --symmetry none --threads 2) ;;
+    np1-1t) cmd=("${mpi[@]}" -np 1 "$bin" check "$model" --network "ring:$ring" --symmetry none --threads 1) ;;
+    np2-1t) cmd=("${mpi[@]}" -np 2 "$bin" check "$model" --network "ring:$ring" --symmetry none --threads 1) ;;
+    np4-1t) cmd=("${mpi[@]}" -np 4 "$bin" check "$model" --network "ring:$ring" --symmetry none --threads 1) ;;
   esac
   cmd+=("${key[@]}")
   # (CPU seconds and the largest peak RSS: the children's, which covers

@@ -41,7 +41,7 @@ run() {  # label model
   for bin in "${bins[@]}"; do
     local t0 t1 explore
     t0=$EPOCHREALTIME
-    explore=$(timeout 900 "$bin" check "$2" --json - 2>/dev/null | python3 -c 'import json,sys; print("%.2f" % json.load(sys.stdin)["stats"]["seconds"])' || echo "timeout")
+    explore=$(timeout 900 "$bin" check "$2" --symmetry none --json - 2>/dev/null | python3 -c 'import json,sys; print("%.2f" % json.load(sys.stdin)["stats"]["seconds"])' || echo "timeout")
     t1=$EPOCHREALTIME
     printf '%-28s %-28s explore %8s s   check %8.2f s\n' "$1" "$bin" "$explore" "$(awk "BEGIN { print $t1 - $t0 }")"
   done

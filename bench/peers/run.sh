@@ -172,7 +172,7 @@ run_ddsmc() {  # ring [threads [backend]]
               "$work/warm.json" 2>/dev/null || echo -)
   fi
   read -r rc secs rss < <(DDSMC_CACHE_DIR=$work/step-cache measure "$work/ddsmc-$n-$threads-$backend.log" "$bin" check \
-                                  "$model" --network "ring:$n" --property always-total --threads "$threads" \
+                                  "$model" --network "ring:$n" --symmetry none --property always-total --threads "$threads" \
                                   --backend "$backend" --json "$out")
   local counts
   counts=$(python3 -c '

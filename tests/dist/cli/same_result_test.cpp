@@ -118,7 +118,9 @@ TEST(DistCheckBounds, PruneDecidesOnTheStatesWithinBounds) {
 TEST(DistCheckMaxStates, CutOffMidLevel) {
   for (const char* n : {"1", "2", "10", "777", "12345"}) {
     SCOPED_TRACE(std::string("--max-states ") + n);
-    CheckRun single = expect_same_everywhere({example("leader_election"), "--max-states", n}, {{2, 1}, {3, 1}});
+    // (Without symmetry: leader election's quotient on ring:3 has fewer than 12345 states.)
+    CheckRun single =
+        expect_same_everywhere({example("leader_election"), "--symmetry", "none", "--max-states", n}, {{2, 1}, {3, 1}});
     ASSERT_TRUE(single.report.is_object());
     EXPECT_EQ(single.run.exit_code, 3) << describe(single.run);
     EXPECT_EQ(single.report.value("states", json()), json(std::stoull(n)));
