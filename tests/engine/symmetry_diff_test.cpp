@@ -17,6 +17,7 @@
 #include "engine/d2c/trace.hpp"
 #include "engine/quotient.hpp"
 #include "engine/quotient_lasso.hpp"
+#include "engine/state_store.hpp"
 #include "model/load.hpp"
 #include "tests/engine/reference_support.hpp"
 #include "tests/engine/replay_support.hpp"
@@ -323,4 +324,110 @@ TEST(SymmetryDiff, ACycleWhoseRepresentativesFallOnBothSidesIsUnfairThoughThePla
             std::optional<bool>(true));
   const engine::StateGraph plain = plain_quotient(res.graph, system);
   EXPECT_EQ(engine::analyze_sequential(plain, p, engine::Fairness::Channel, true).holds, std::optional<bool>(false));
+}
+
+namespace {
+
+// The hand-built case where filtering by position errs: leaves n1 and n2
+// race their `claim` to the hub n0 (faulty throughout, so only the leaves
+// matter); the hub chooses the first claimant W, tells the other leaf
+// `lose` (which makes it faulty for good), and only after its `ack` tells
+// W `win`; then W and the hub bounce a `tick` for ever, W flipping `t` at
+// every one (non-stable). So W is never faulty on a fair run that never
+// stabilises: always-partial fails, for the leaves' orbit (node n1). The
+// node at position n1 of a representative is the winner in some states of
+// that cycle and the faulty loser in others (which side a representative
+// falls on follows from the hashes of the leaves' DBs, and `t` flips the
+// winner's): a filter "position p not faulty" cuts the cycle for p = n1
+// and for p = n2, and says always-partial holds. The test asserts both
+// filters, on the quotient with only position p's fault kept, under
+// fairness none (where no cycle exists before the loser is faulty).
+const char* kRace = R"(
+state hub/0, decided/0, chosen/1, lost/0, won/0, t/0.
+transport claim/0, lose/0, ack/0, win/0, tick/0.
+network { n0 - n1. n0 - n2. }
+init at n0 { hub. }
+hub if prev hub.
+error if hub.
+claim@N if start@_, not prev hub, neighbor(N).
+decided if claim@_, prev hub.
+decided if prev decided.
+chosen(W) if claim@W, prev hub, not prev decided.
+chosen(W) if prev chosen(W).
+lose@L if claim@W, prev hub, not prev decided, neighbor(L), L != W.
+lost if lose@_.
+lost if prev lost.
+error if lost.
+ack@H if lose@H.
+win@W if ack@_, prev chosen(W).
+won if win@_.
+won if prev won.
+tick@H if win@H.
+tick@S if tick@S, prev hub.
+tick@S if tick@S, prev won.
+t if tick@_, prev won, not prev t.
+t if prev t, not tick@_.
+)";
+
+// The quotient with the permutations dropped (each edge serving its arc in
+// the representative's frame) and only position p's fault kept in each
+// state: always-total on it is always-partial filtered by "the node at
+// position p of the representative is not faulty".
+engine::StateGraph position_filter(const engine::StateGraph& q, const engine::System& system, uint32_t p) {
+  const hashing::StateLayout& layout = system.layout();
+  engine::StateGraph out(layout);
+  std::vector<uint64_t> labels(q.label_words());
+  for (engine::StateId s = 0; s < q.num_states(); ++s) {
+    hashing::GlobalState st;
+    EXPECT_TRUE(hashing::decode(q.bytes(s), layout, st));
+    hashing::SegmentedEncoding enc;
+    hashing::encode_segmented(st, layout, enc);
+    engine::StateStore& store = out.store();
+    const uint32_t root = engine::intern_growing([&] { return store.tree().intern(enc); }, [&] { store.grow(); });
+    q.labels(s, labels.data());
+    for (uint32_t n = 0; n < q.num_nodes(); ++n)
+      if (n != p) labels[n / 64] &= ~(uint64_t{1} << (n % 64));
+    out.fill_state(out.add_states(1), root, labels.data());
+  }
+  for (engine::StateId s = 0; s < q.num_states(); ++s) {
+    std::vector<engine::Edge> row;
+    for (const engine::Edge& e : q.edges(s))
+      row.emplace_back(e.target, engine::served_arc(e.arc(), q.num_arcs()), e.stable());
+    out.set_edges(s, row);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST(SymmetryDiff, ARaceWinnerNeverFaultyFailsAlwaysPartialThoughEveryPositionFilterSaysItHolds) {
+  model::Diagnostics diag("race.d2c");
+  auto m = model::load_model_text(kRace, "race.d2c", {}, diag);
+  ASSERT_TRUE(m) << diag.format_all();
+  EXPECT_EQ(compare(*m, 1, engine::OnBound::Stop, 0), "");  // (every verdict, node and trace)
+  engine::CompiledModel cm = engine::compile(*m);
+  const auto p = engine::Property::AlwaysPartial;
+  {  // Full exploration: the winner's orbit, n1, is never faulty on a fair non-stabilising run.
+    engine::D2cSystem full(cm);
+    engine::ExploreResult res = engine::explore(full, {});
+    for (auto f : {engine::Fairness::Channel, engine::Fairness::None}) {
+      const engine::Verdict v = engine::analyze_sequential(res.graph, p, f, true);
+      EXPECT_EQ(v.holds, std::optional<bool>(false));
+      EXPECT_EQ(v.node, std::optional<uint32_t>(1));
+    }
+  }
+  engine::D2cSystem system(cm);
+  system.set_symmetry(std::make_shared<hashing::SymmetryGroup>(engine::system_symmetry(*m).group));
+  ASSERT_EQ(system.symmetry()->order(), 2u);
+  engine::ExploreResult res = engine::explore(system, {});
+  const engine::Verdict v = engine::analyze_quotient(res.graph, *system.symmetry(), p, engine::Fairness::None, true,
+                                                     engine::Cancellation::none(), nullptr);
+  EXPECT_EQ(v.holds, std::optional<bool>(false));
+  EXPECT_EQ(v.node, std::optional<uint32_t>(1));
+  for (uint32_t pos = 0; pos < 3; ++pos) {
+    SCOPED_TRACE("position " + std::to_string(pos));
+    const engine::StateGraph filtered = position_filter(res.graph, system, pos);
+    EXPECT_EQ(engine::analyze_sequential(filtered, engine::Property::AlwaysTotal, engine::Fairness::None, true).holds,
+              std::optional<bool>(true));
+  }
 }
