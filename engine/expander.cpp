@@ -81,6 +81,16 @@ void Expander::generate(Generator::Sink sink) {
   }
 }
 
+void Expander::place_whole(Candidate& c, std::span<const uint8_t> in_key, FunctionRef<bool(uint64_t)> here) {
+  hashing::encode_segmented(*c.state, system_.layout(), succ_enc_);
+  c.place = placement_key(succ_enc_, in_key);
+  c.here = here(c.place);
+  if (c.here)
+    c.root = store_.intern(succ_enc_);
+  else
+    c.encoding = &succ_enc_;
+}
+
 void Expander::expand_split(uint32_t root, std::span<const uint8_t> in_key, FunctionRef<bool(uint64_t)> here,
                             FunctionRef<void(const Candidate&)> out) {
   const auto& layout = system_.layout();
@@ -137,13 +147,7 @@ void Expander::expand_split(uint32_t root, std::span<const uint8_t> in_key, Func
       } else {
         c.state = &canon_.canonical_state(succ, form_);
       }
-      hashing::encode_segmented(*c.state, layout, succ_enc_);
-      c.place = placement_key(succ_enc_, in_key);
-      c.here = here(c.place);
-      if (c.here)
-        c.root = store_.intern(succ_enc_);
-      else
-        c.encoding = &succ_enc_;
+      place_whole(c, in_key, here);
       if (!plain) {
         remember(label, succ, info, c.root, c.state == &succ ? nullptr : c.state);
         previous_.place = c.place;
@@ -154,7 +158,7 @@ void Expander::expand_split(uint32_t root, std::span<const uint8_t> in_key, Func
   });
 }
 
-void Expander::expand_symmetric(FunctionRef<void(const Candidate&)> out) {
+void Expander::generate_symmetric(FunctionRef<void(const EdgeLabel&, const hashing::GlobalState&, const StepInfo&)> out) {
   const uint32_t arcs = system_.layout().num_arcs;
   generate([&](const EdgeLabel& label, const hashing::GlobalState& succ, const StepInfo& info) {
     if (info.violation && on_bound_ == OnBound::Prune) {
@@ -163,33 +167,24 @@ void Expander::expand_symmetric(FunctionRef<void(const Candidate&)> out) {
     }
     uint32_t element = 0;
     const hashing::GlobalState& state = sym_->canonical_state(succ, form_, &element, info.changed_parts);
+    out(EdgeLabel{quotient_arc(label.arc, element, arcs), label.stable}, state, info);
+  });
+}
+
+void Expander::expand_symmetric(FunctionRef<void(const Candidate&)> out) {
+  generate_symmetric([&](const EdgeLabel& label, const hashing::GlobalState& state, const StepInfo& info) {
     const uint32_t succ_root = intern_against_source(state, info.changed_parts);
-    const EdgeLabel l{quotient_arc(label.arc, element, arcs), label.stable};
-    out(Candidate{l, succ_root, &state, info.violation.has_value()});
+    out(Candidate{label, succ_root, &state, info.violation.has_value()});
   });
 }
 
 void Expander::expand_split_symmetric(std::span<const uint8_t> in_key, FunctionRef<bool(uint64_t)> here,
                                       FunctionRef<void(const Candidate&)> out) {
   // Every successor whole, placed by its canonical form under the group
-  // (so its owner is the owner of its orbit), its arc carrying the element.
-  const auto& layout = system_.layout();
-  generate([&](const EdgeLabel& label, const hashing::GlobalState& succ, const StepInfo& info) {
-    if (info.violation && on_bound_ == OnBound::Prune) {
-      ++pruned_;
-      return;
-    }
-    uint32_t element = 0;
-    const hashing::GlobalState& state = sym_->canonical_state(succ, form_, &element, info.changed_parts);
-    Candidate c{EdgeLabel{quotient_arc(label.arc, element, layout.num_arcs), label.stable}, 0, &state,
-                info.violation.has_value()};
-    hashing::encode_segmented(state, layout, succ_enc_);
-    c.place = placement_key(succ_enc_, in_key);
-    c.here = here(c.place);
-    if (c.here)
-      c.root = store_.intern(succ_enc_);
-    else
-      c.encoding = &succ_enc_;
+  // (so its owner is the owner of its orbit).
+  generate_symmetric([&](const EdgeLabel& label, const hashing::GlobalState& state, const StepInfo& info) {
+    Candidate c{label, 0, &state, info.violation.has_value()};
+    place_whole(c, in_key, here);
     out(c);
   });
 }

@@ -103,7 +103,13 @@ class Expander {
   // group and renaming, for every state; and the successor's edge carries
   // the element that took it there (quotient_arc).
   std::unique_ptr<hashing::SymmetricCanonicalizer> sym_;
+  // generate() under the group: the successors not pruned, each as its
+  // canonical form under the group with its label's arc carrying the element.
+  void generate_symmetric(FunctionRef<void(const EdgeLabel&, const hashing::GlobalState&, const StepInfo&)> out);
   void expand_symmetric(FunctionRef<void(const Candidate&)> out);
+  // expand_split(): c's state (its canonical form) encoded whole into
+  // succ_enc_, placed, and interned here or handed on as that encoding.
+  void place_whole(Candidate& c, std::span<const uint8_t> in_key, FunctionRef<bool(uint64_t)> here);
   void expand_split_symmetric(std::span<const uint8_t> in_key, FunctionRef<bool(uint64_t)> here,
                               FunctionRef<void(const Candidate&)> out);
   // The canonical form of a state given whole, under the group if any.
