@@ -39,6 +39,19 @@ class Forms {
     sym_.canonicalize(s, form_, &element);
     return {form_.bytes, element};
   }
+  // The elements fixing the representative of encoding `rep` up to
+  // renaming (its stabiliser; the identity first), computed once per
+  // representative: with them, every element taking a state to `rep`.
+  const std::vector<uint32_t>& stabiliser(const std::string& rep) {
+    auto [it, added] = stabilisers_.try_emplace(rep);
+    if (!added) return it->second;
+    hashing::GlobalState s;
+    if (!hashing::decode(rep, layout_, s)) throw std::logic_error("stored state does not decode");
+    const std::string self = plain(s);
+    for (uint32_t g = 0; g < group_.order(); ++g)
+      if (g == 0 || moved(s, g) == self) it->second.push_back(g);
+    return it->second;
+  }
 
  private:
   const hashing::StateLayout& layout_;
@@ -47,6 +60,7 @@ class Forms {
   hashing::SymmetricCanonicalizer sym_;
   hashing::CanonicalForm form_;
   hashing::GlobalState moved_;
+  std::unordered_map<std::string, std::vector<uint32_t>> stabilisers_;
 };
 
 hashing::GlobalState decoded(const StateGraph& g, StateId s, const hashing::StateLayout& layout) {
@@ -88,6 +102,18 @@ std::vector<hashing::GlobalState> explore_lift(const System& system, const State
   std::vector<hashing::GlobalState> states{decoded(g, f.stem.back().state, system.layout())};
   std::unordered_map<std::string, StateId> ids{{forms.plain(states[0]), 0}};
   mini.add_state(ids.begin()->first, states[0], system);
+  // Whether a concrete successor is in the lift: its representative with
+  // the tracked node's position there a member. A representative with a
+  // stabiliser S is reached by every element of S∘ρ, which put the tracked
+  // node at different positions (one concrete situation): any of them.
+  const hashing::SymmetryGroup& group = *system.symmetry();
+  auto is_member = [&](const hashing::GlobalState& succ) {
+    const auto [rep, element] = forms.representative(succ);
+    if (!f.tracking) return members.count({rep, 0}) > 0;
+    for (uint32_t s : forms.stabiliser(rep))
+      if (members.count({rep, group.element(group.compose(s, element)).node[tracked]})) return true;
+    return false;
+  };
   auto gen = system.generator();
   gen->set_cancellation(&cancel);
   std::vector<Edge> row;
@@ -96,9 +122,7 @@ std::vector<hashing::GlobalState> explore_lift(const System& system, const State
     hashing::GlobalState current = states[s];
     gen->successors(current, [&](const EdgeLabel& label, const hashing::GlobalState& succ, const StepInfo&) {
       if (f.stable_edges_only && !label.stable) return;
-      const auto [rep, element] = forms.representative(succ);
-      const uint32_t position = f.tracking ? system.symmetry()->element(element).node[tracked] : 0;
-      if (!members.count({rep, position})) return;
+      if (!is_member(succ)) return;
       std::string bytes = forms.plain(succ);
       auto [it, added] = ids.emplace(std::move(bytes), static_cast<StateId>(states.size()));
       if (added) {
