@@ -7,81 +7,29 @@
 #include "engine/lasso.hpp"
 #include "engine/owcty.hpp"
 #include "engine/source_scc.hpp"
+#include "engine/tarjan.hpp"
 
 namespace ddsmc::engine {
 namespace {
 
-// Iterative Tarjan from the given roots, restricted to the subgraph. Calls
-// on_scc(members) for every SCC found; stops early when on_scc returns true.
-// Per state it keeps the DFS index (4 bytes) and an on-stack bit; the low
-// link lives in the DFS frame, since only the states on the call stack need
-// one.
-class SccFinder {
- public:
-  SccFinder(const StateGraph& g, const Subgraph& sub)
-      : g_(g), sub_(sub), index_(g.num_states(), kUnvisited), on_stack_(g.num_states(), false) {}
-
-  template <class OnScc>
-  bool run_from(StateId root, OnScc&& on_scc) {
-    if (index_[root] != kUnvisited || !sub_.keep_state(root)) return false;
-    struct Frame {  // 16 bytes: the stack may hold every state
-      StateId v;
-      uint32_t low;
-      EdgeCursor next_edge;
-    };
-    std::vector<Frame> call;
-    call.push_back({root, visit(root), {}});
-    while (!call.empty()) {
-      sub_.cancel->poll();
-      Frame& f = call.back();
-      Edge e;
-      if (g_.next_edge(f.v, f.next_edge, e)) {
-        if (!sub_.keeps(e)) continue;
-        const StateId w = e.target;
-        if (index_[w] == kUnvisited) {
-          call.push_back({w, visit(w), {}});  // (f may dangle from here on)
-        } else if (on_stack_[w]) {
-          f.low = std::min(f.low, index_[w]);
-        }
-        continue;
+// A property's subgraph as engine/tarjan.hpp walks it.
+struct SubgraphView {
+  using Vertex = StateId;
+  using Cursor = EdgeCursor;
+  const StateGraph& g;
+  const Subgraph& sub;
+  StateId size() const { return g.num_states(); }
+  bool keep(StateId v) const { return sub.keep_state(v); }
+  void poll() const { sub.cancel->poll(); }
+  bool next(StateId v, EdgeCursor& c, StateId& w) const {
+    Edge e;
+    while (g.next_edge(v, c, e))
+      if (sub.keeps(e)) {
+        w = e.target;
+        return true;
       }
-      const StateId v = f.v;
-      const uint32_t low = f.low;
-      call.pop_back();
-      if (!call.empty()) call.back().low = std::min(call.back().low, low);
-      if (low == index_[v]) {
-        std::vector<StateId> members;
-        StateId w;
-        do {
-          w = stack_.back();
-          stack_.pop_back();
-          on_stack_[w] = false;
-          members.push_back(w);
-        } while (w != v);
-        if (on_scc(members)) return true;
-      }
-    }
     return false;
   }
-
-  // Hands over the per-state index array (num_states() entries), for the
-  // lasso's path searches to reuse; the finder is done then.
-  std::vector<uint32_t> release() { return std::move(index_); }
-
- private:
-  static constexpr uint32_t kUnvisited = 0xffffffffu;
-  uint32_t visit(StateId v) {
-    index_[v] = counter_++;
-    stack_.push_back(v);
-    on_stack_[v] = true;
-    return index_[v];
-  }
-  const StateGraph& g_;
-  const Subgraph& sub_;
-  std::vector<uint32_t> index_;
-  std::vector<bool> on_stack_;
-  std::vector<StateId> stack_;
-  uint32_t counter_ = 0;
 };
 
 }  // namespace
@@ -90,7 +38,8 @@ std::optional<FairScc> first_fair_scc(const StateGraph& g, const Subgraph& sub, 
   std::vector<char> in_scc(g.num_states(), 0);
   FairScc out;
   std::optional<CycleTargets> targets;
-  SccFinder finder(g, sub);
+  const SubgraphView view{g, sub};
+  Tarjan<SubgraphView, uint32_t> finder(view);
   auto on_scc = [&](const std::vector<StateId>& scc) {
     targets = qualify(g, sub, scc, in_scc, f);
     if (targets) out.members = scc;
@@ -143,7 +92,8 @@ class TarjanWalk {
   void split(std::optional<StateId> p) {
     Subgraph in_c = h_;
     in_c.keep_state = [&](StateId s) { return (flags_[s] & kInC) != 0; };
-    SccFinder finder(g_, in_c);
+    const SubgraphView view{g_, in_c};
+    Tarjan<SubgraphView, uint32_t> finder(view);
     auto on_scc = [&](const std::vector<StateId>& members) {
       const bool has_p = std::find(members.begin(), members.end(), *p) != members.end();
       if (has_p || leaves_for_b(members)) {

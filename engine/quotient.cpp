@@ -5,6 +5,7 @@
 #include "engine/owcty.hpp"
 #include "engine/owcty_fixpoint.hpp"
 #include "engine/subgraph.hpp"
+#include "engine/tarjan.hpp"
 
 #include <algorithm>
 #include <deque>
@@ -51,62 +52,14 @@ struct View {
     }
     return false;
   }
-};
-
-// Iterative Tarjan over a view, from the given roots in order; on_scc(members)
-// for each SCC, stopping once it returns true.
-class Tarjan {
- public:
-  explicit Tarjan(const View& v) : v_(v), index_(v.size(), kUnvisited), on_stack_(v.size(), false) {}
-  template <class OnScc>
-  bool run_from(uint64_t root, OnScc&& on_scc) {
-    if (index_[root] != kUnvisited || !v_.keep(root)) return false;
-    struct Frame {
-      uint64_t v;
-      uint64_t low;
-      EdgeCursor cursor;
-    };
-    std::vector<Frame> call{{root, visit(root), {}}};
-    while (!call.empty()) {
-      v_.cancel->poll();
-      Frame& f = call.back();
-      Edge e;
-      uint64_t w = 0;
-      if (v_.next(f.v, f.cursor, e, w)) {
-        if (index_[w] == kUnvisited) call.push_back({w, visit(w), {}});
-        else if (on_stack_[w]) f.low = std::min(f.low, index_[w]);
-        continue;
-      }
-      const uint64_t v = f.v, low = f.low;
-      call.pop_back();
-      if (!call.empty()) call.back().low = std::min(call.back().low, low);
-      if (low != index_[v]) continue;
-      std::vector<uint64_t> members;
-      uint64_t x;
-      do {
-        x = stack_.back();
-        stack_.pop_back();
-        on_stack_[x] = false;
-        members.push_back(x);
-      } while (x != v);
-      if (on_scc(members)) return true;
-    }
-    return false;
+  // As engine/tarjan.hpp walks it.
+  using Vertex = uint64_t;
+  using Cursor = EdgeCursor;
+  bool next(uint64_t v, EdgeCursor& c, uint64_t& w) const {
+    Edge e;
+    return next(v, c, e, w);
   }
-
- private:
-  static constexpr uint64_t kUnvisited = ~uint64_t{0};
-  uint64_t visit(uint64_t v) {
-    index_[v] = counter_++;
-    stack_.push_back(v);
-    on_stack_[v] = true;
-    return index_[v];
-  }
-  const View& v_;
-  std::vector<uint64_t> index_;
-  std::vector<bool> on_stack_;
-  std::vector<uint64_t> stack_;
-  uint64_t counter_ = 0;
+  void poll() const { cancel->poll(); }
 };
 
 // Union-find over the arcs.
@@ -293,7 +246,7 @@ bool search(const View& v, Property p, Fairness f, uint64_t start, std::optional
     in_z.keep_state = [&z](StateId s) { return z[s] != 0; };  // (Z lies in the view's states)
   }
   std::vector<uint64_t> found;
-  Tarjan tarjan(in_z);
+  Tarjan<View, uint64_t> tarjan(in_z);
   auto on_scc = [&](const std::vector<uint64_t>& members) {
     if (!qualifies(in_z, members, f, !sometimes)) return false;
     found = members;
