@@ -9,6 +9,7 @@
 #include "app/runtime.hpp"
 #include "dist/mpi_context.hpp"
 #include "engine/d2c/symmetry.hpp"
+#include "engine/edge_store.hpp"
 
 namespace ddsmc::app {
 namespace {
@@ -124,7 +125,7 @@ int set_up_symmetry(const CheckOptions& opts, const engine::Processes& processes
   if (opts.symmetry != "auto") return 0;
   engine::SystemSymmetry sym = engine::system_symmetry(*s.model);
   const uint64_t edge_arcs = uint64_t{sym.group.order()} * s.model->network.num_arcs();
-  if (!sym.group.trivial() && edge_arcs >= (uint64_t{1} << 30)) {
+  if (!sym.group.trivial() && edge_arcs > engine::EdgeStore::kMaxArcs) {
     sym.why_smaller = "its order times the arcs does not fit the edge code";
     sym.group = hashing::SymmetryGroup(sym.group.shape());
   }

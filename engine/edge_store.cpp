@@ -39,7 +39,7 @@ uint64_t edge_number(StateId base, bool first, const Edge& e, uint32_t num_arcs,
 
 EdgeStore::EdgeStore(uint32_t num_arcs)
     : num_arcs_(num_arcs), bits_(static_cast<unsigned>(std::bit_width(2 * uint64_t{num_arcs} + 1))) {
-  if (num_arcs >= (uint32_t{1} << 30)) throw std::length_error("2^30 arcs or more: edge labels do not fit the edge code");
+  if (num_arcs > kMaxArcs) throw std::length_error("2^30 arcs or more: edge labels do not fit the edge code");
 }
 
 uint32_t EdgeStore::encoded_size(StateId source, std::span<const Edge> edges) const {

@@ -101,6 +101,9 @@ struct EdgeCursor {
 
 class EdgeStore {
  public:
+  // The arcs an edge's code can name: fewer than 2^30 (an arc and the
+  // stable bit, doubled for the idle loop's code, fit 32 bits).
+  static constexpr uint64_t kMaxArcs = (uint64_t{1} << 30) - 1;
   // A row, decoded as it is walked: `for (const Edge& e : row)`.
   class Row {
    public:
