@@ -5,13 +5,17 @@
 // (engine/quotient.hpp) runs in one process, on the quotient, which is up
 // to the group's order smaller than the concrete graph.
 //
-// Each rank sends its states (global id, labels, encoding) and its rows
-// (targets as handles, dist/handles.hpp) to rank 0, which numbers every
-// state by its ordinary global id (the single-process id: the distributed
-// exploration numbers as the sequential BFS does), interns its encoding
-// into the new graph's own store, and writes the rows in id order with
-// their targets made ordinary ids. Expanded states must be the ids below
-// some count (as in one process); anything else is std::logic_error.
+// Rank 0 numbers every state by its ordinary global id (the single-process
+// id: the distributed exploration numbers as the sequential BFS does) and
+// builds the graph in id order: it takes every rank's global ids (8 bytes
+// per state, to name the edges' targets, whose handles say only owner and
+// local id, dist/handles.hpp), then asks each rank for its states in
+// chunks of a few thousand as it needs them (a rank's states ascend with
+// their ids), interns each encoding into the new graph's own store and
+// writes each row with its targets made ordinary ids. So rank 0 holds, on
+// top of its shard, the new graph, 12 bytes per state and one chunk per
+// rank. Expanded states must be the ids below some count (as in one
+// process); anything else is std::logic_error.
 #pragma once
 
 #include <mpi.h>
