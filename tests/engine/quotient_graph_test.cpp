@@ -1,6 +1,6 @@
 // engine/quotient at the graph level: random concrete state graphs closed
-// under a group of node permutations (S2 on a star's leaves, S3 and D4 on
-// rings, the Klein four-group), their quotients by the group built as the
+// under a group of node permutations (S2 on a star's leaves, C3, S3 and D4
+// on rings, the Klein four-group), their quotients by the group built as the
 // exploration builds them (each representative's every concrete edge, with
 // the element π that takes its target to the target's representative),
 // and the four verdicts of the quotient analysis against the plain
@@ -252,6 +252,7 @@ TEST(QuotientGraph, VerdictsEqualThoseOfTheConcreteGraph) {
   const std::vector<Case> cases = {
       {"star, S2 on the leaves", hashing::test::shape(3, {{0, 1}, {0, 2}}, kValues), {{0, 2, 1}}},
       {"ring:3, S3", hashing::test::shape(3, {{0, 1}, {1, 2}, {2, 0}}, kValues), {rotation(3), reflection(3)}},
+      {"ring:3, C3", hashing::test::shape(3, {{0, 1}, {1, 2}, {2, 0}}, kValues), {rotation(3)}},
       {"ring:4, D4", hashing::test::shape(4, {{0, 1}, {1, 2}, {2, 3}, {3, 0}}, kValues), {rotation(4), reflection(4)}},
       {"ring:4, Klein four", hashing::test::shape(4, {{0, 1}, {1, 2}, {2, 3}, {3, 0}}, kValues), {{1, 0, 3, 2}, {3, 2, 1, 0}}},
       {"star:4, S3 on the leaves", hashing::test::shape(4, {{0, 1}, {0, 2}, {0, 3}}, kValues), {{0, 2, 1, 3}, {0, 2, 3, 1}}},
