@@ -99,9 +99,14 @@ std::string header_text(const CheckOutcome& o) {
 std::string bound_text(const CheckOutcome& o) {
   const auto& v = *o.explored.violation;
   BoundWhere w = bound_where(o);
+  const char* kind = w.state_kind ? "state" : "channel";
   std::string out = fmt::format("{} bound {} exceeded at {} ({} {}): the system is not bounded as declared\n",
-                                w.state_kind ? "state" : "channel", v.bound, w.where, v.value,
-                                w.state_kind ? "distinct constants" : "payloads");
+                                kind, v.bound, w.where, v.value, w.state_kind ? "distinct constants" : "payloads");
+  // Bound advice: the least bound this run needs (later states may need more).
+  const bool initial = o.explored.violating_state == 0;  // (pruning cannot drop the initial state)
+  out += initial ? fmt::format("the initial state needs --{}-bound {} or more\n", kind, v.value)
+                 : fmt::format("this run needs --{}-bound {} or more; --on-bound prune checks within {} instead\n",
+                               kind, v.value, v.bound);
   if (o.bound_run)
     out += fmt::format("shortest run to it ({} steps):\n{}", o.bound_run->steps.size(),
                        run_to_text(o.cm, *o.bound_run, o.opts.trace_steps));

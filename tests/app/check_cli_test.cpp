@@ -400,6 +400,9 @@ TEST(CheckCliBounds, ChannelBoundExceededStopsWithExitThree) {
   // No property is analysed on a system that is not bounded as declared.
   for (const char* key : kPropertyKeys) EXPECT_TRUE(c.report["properties"][key]["holds"].is_null()) << key;
   EXPECT_TRUE(contains(c.run.out, "channel bound 2 exceeded")) << describe(c.run);
+  // Bound advice: the least bound this run needs.
+  EXPECT_TRUE(contains(c.run.out, "this run needs --channel-bound 3 or more; --on-bound prune checks within 2"))
+      << describe(c.run);
   EXPECT_TRUE(contains(c.run.out, "INCOMPLETE")) << describe(c.run);
   // States found so far include the violating state: {start}, {tick}, {tick, tock}, and one over the bound.
   EXPECT_EQ(c.report["states"], 4);
@@ -416,6 +419,14 @@ TEST(CheckCliBounds, StateBoundExceededStopsWithExitThree) {
   EXPECT_EQ(b.value("node", json()), "a");
   EXPECT_GT(b.value("value", 0), 1);
   EXPECT_TRUE(contains(c.run.out, "state bound 1 exceeded")) << describe(c.run);
+  // Bound advice: the least bound this run needs, and with it the run goes on past that state.
+  const int needs = b.value("value", 0);
+  EXPECT_TRUE(contains(c.run.out, "this run needs --state-bound " + std::to_string(needs) + " or more"))
+      << describe(c.run);
+  auto more = check_json({temp_file(kGrowingState), "--state-bound", std::to_string(needs)});
+  EXPECT_GT(more.report.value("states", 0), c.report.value("states", 0)) << describe(more.run);
+  const json& b2 = more.report["bound_exceeded"];
+  EXPECT_TRUE(b2.is_null() || b2.value("value", 0) > needs || b2.value("kind", json()) != "state") << b2.dump();
 }
 
 TEST(CheckCliBounds, BoundTraceReplays) {
@@ -479,6 +490,9 @@ TEST(CheckCliBounds, InitialStateOverABoundStopsEvenWhenPruning) {
     EXPECT_EQ(j.value("within_bounds", json()), json(false));
     for (const char* key : kPropertyKeys) EXPECT_TRUE(j["properties"][key]["holds"].is_null()) << key;
     expect_all_replay(cli({"replay", model, report}), 1);
+    // Bound advice: pruning cannot help here, so it is not offered.
+    EXPECT_TRUE(contains(r.out, "the initial state needs --state-bound 1 or more")) << describe(r);
+    EXPECT_FALSE(contains(r.out, "--on-bound prune")) << describe(r);
   }
 }
 
