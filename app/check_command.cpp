@@ -294,6 +294,16 @@ int write_outputs(const CheckOutcome& o, const CheckSetup& s) {
   if (s.trace_out)
     full &= write_json(*s.trace_out, [&] { return traces_json(o); },
                        "{\"traces\": [], \"incomplete_reason\": \"out-of-memory\"}\n");
+  if (s.html_out) {
+    std::string page;
+    const StopReason r = guarded([&] {
+      throw_if_memory_low();
+      page = html_report(o);
+    });
+    s.html_out->write(r == StopReason::None ? std::string_view(page)
+                                            : "<!DOCTYPE html><p>ddsmc: out of memory while drawing the charts</p>\n");
+    full &= r == StopReason::None;
+  }
   if (!full) std::fprintf(stderr, "ddsmc: out of memory while writing the report: only the figures were written\n");
   int code = full ? check_exit_code(o) : kExitIncomplete;
   for (const auto& f : s.files)
@@ -320,7 +330,8 @@ int analyse_and_report(const CheckOptions& opts, const CheckSetup& s, const engi
   o.scratch_note = s.scratch_note;
   o.spill_error = backend.graph().spill_error();
   o.disk_bytes = backend.graph().memory().disk;
-  const bool json_on_stdout = s.json_out == &Output::standard() || s.trace_out == &Output::standard();
+  const bool json_on_stdout = s.json_out == &Output::standard() || s.trace_out == &Output::standard() ||
+                              s.html_out == &Output::standard();
   HumanText human(json_on_stdout ? Output::standard_error() : Output::standard(), o);
   human.print([&] { return header_text(o); });
   // The analysis runs on as many threads as the exploration did.

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "app/html_page.hpp"
 #include "app/report.hpp"
 #include "app/runtime.hpp"
 #include "engine/placement.hpp"
@@ -220,6 +221,19 @@ json traces_json(const CheckOutcome& o) {
           {"channel_bound", optional_json(ov.channel_bound)},
           {"fairness", o.opts.fairness},
           {"traces", std::move(traces)}};
+}
+
+std::string html_report(const CheckOutcome& o) {
+  std::vector<PageTrace> traces;
+  if (o.bound_run) traces.push_back({"the run to the state over the bound", &*o.bound_run});
+  for (const auto& p : o.properties) {
+    if (!p.run) continue;
+    std::string title = fmt::format("{} {}", engine::property_name(p.property),
+                                    is_witness(p.property) ? "witness" : "counterexample");
+    if (p.verdict.node) title += fmt::format(", {} never faulty", o.model.network.name(*p.verdict.node));
+    traces.push_back({std::move(title), &*p.run});
+  }
+  return html_page(o.cm, report_json(o), traces);
 }
 
 std::string_view minimal_report_json(const CheckOutcome& o, char* buf, size_t size) noexcept {

@@ -67,6 +67,9 @@ std::string property_text(const CheckOutcome& o, const PropertyOutcome& p);
 
 nlohmann::json report_json(const CheckOutcome& o);
 nlohmann::json traces_json(const CheckOutcome& o);
+// The --html page (app/html_page): the report's figures and verdicts, and
+// the chart of every trace, witnesses included.
+std::string html_report(const CheckOutcome& o);
 // The report with no traces and no verdicts, formatted into a fixed buffer
 // (no allocation): states, transitions, complete false, incomplete_reason
 // "out-of-memory", every selected property null.

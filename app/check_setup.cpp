@@ -140,13 +140,14 @@ int set_up_symmetry(const CheckOptions& opts, const engine::Processes& processes
 int open_outputs(const CheckOptions& opts, const engine::Processes& processes, CheckSetup& s) {
   if (!processes.root()) return 0;
   std::string error;
-  const std::vector<Output*> outputs = Output::open_all({opts.json_path, opts.trace_path}, s.files, error);
+  const std::vector<Output*> outputs = Output::open_all({opts.json_path, opts.trace_path, opts.html_path}, s.files, error);
   if (outputs.empty()) {
     std::fprintf(stderr, "ddsmc: %s\n", error.c_str());
     return kExitUsage;
   }
   s.json_out = outputs[0];
   s.trace_out = outputs[1];
+  s.html_out = outputs[2];
   return 0;
 }
 

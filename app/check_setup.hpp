@@ -50,6 +50,7 @@ struct CheckSetup {
   std::vector<std::unique_ptr<Output>> files;
   Output* json_out = nullptr;   // --json (rank 0)
   Output* trace_out = nullptr;  // --trace (rank 0)
+  Output* html_out = nullptr;   // --html (rank 0)
 };
 
 // Collective: 0 when the check can start (`s` filled), else the exit code

@@ -35,6 +35,7 @@ struct CheckOptions {
   uint64_t max_states = 0;
   std::optional<std::string> json_path;   // "-" for stdout
   std::optional<std::string> trace_path;  // all traces as JSON
+  std::optional<std::string> html_path;   // the report and every trace's chart as one HTML page
   size_t trace_steps = 20;                // steps shown per trace on stdout (0: all)
   bool show_witnesses = false;            // print witness runs too, not only counterexamples
   std::optional<std::string> checkpoint;        // --checkpoint DIR
@@ -45,6 +46,14 @@ struct CheckOptions {
 struct ReplayOptions {
   ModelOptions model;
   std::string trace_path;
+};
+
+struct ViewOptions {
+  ModelOptions model;
+  std::string trace_path;
+  std::optional<std::string> html_path;  // every trace's chart in one page
+  std::optional<std::string> svg_path;   // one trace's chart
+  size_t index = 0;                      // the trace --svg draws, from 1 (0: the only one)
 };
 
 struct SimulateOptions {
@@ -58,5 +67,6 @@ int run_lint(const ModelOptions& opts);
 int run_replay(const ReplayOptions& opts);
 int run_simulate(const SimulateOptions& opts);
 int run_check(const CheckOptions& opts);
+int run_view(const ViewOptions& opts);
 
 }  // namespace ddsmc::app

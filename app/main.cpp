@@ -125,6 +125,9 @@ int run(int argc, char** argv) {
   check->add_option("--max-states", check_opts.max_states, "stop after this many states (0: no limit)")->check(kUnsigned);
   check->add_option("--json", check_opts.json_path, "write the report as JSON to FILE (- for stdout)");
   check->add_option("--trace", check_opts.trace_path, "write every trace, in full, as JSON to FILE");
+  check->add_option("--html", check_opts.html_path,
+                    "write the report and a message-sequence chart of every trace as one self-contained HTML page "
+                    "to FILE (- for stdout)");
   check->add_option("--trace-steps", check_opts.trace_steps, "steps of each trace shown on stdout (0: all)")
       ->check(kUnsigned);
   check->add_flag("--show-witnesses", check_opts.show_witnesses, "print witness runs, not only counterexamples");
@@ -141,6 +144,17 @@ int run(int argc, char** argv) {
   add_model_options(*replay, replay_opts.model, true);
   replay->add_option("TRACE", replay_opts.trace_path, "a trace file (--trace or --json output of check)")->required();
 
+  ddsmc::app::ViewOptions view_opts;
+  CLI::App* view = app.add_subcommand(
+      "view", "draw a saved trace file's runs as message-sequence charts (after replay's checks)");
+  add_model_options(*view, view_opts.model, true);
+  view->add_option("TRACE", view_opts.trace_path, "a trace file (--trace or --json of check, --trace of simulate)")
+      ->required();
+  view->add_option("--html", view_opts.html_path, "write every trace's chart as one self-contained HTML page to FILE");
+  view->add_option("--svg", view_opts.svg_path, "write one trace's chart as an SVG file to FILE");
+  view->add_option("--index", view_opts.index, "the trace --svg draws, from 1 (needed when the file holds several)")
+      ->check(kUnsigned);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -153,6 +167,7 @@ int run(int argc, char** argv) {
     if (check->parsed()) return ddsmc::app::run_check(check_opts);
     if (simulate->parsed()) return ddsmc::app::run_simulate(sim_opts);
     if (replay->parsed()) return ddsmc::app::run_replay(replay_opts);
+    if (view->parsed()) return ddsmc::app::run_view(view_opts);
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "ddsmc: out of memory; the check is incomplete\n");
     return ddsmc::app::kExitIncomplete;

@@ -78,10 +78,10 @@ json step_to_json(const engine::CompiledModel& cm, const engine::ConcreteStep& s
   return j;
 }
 
-std::string step_to_text(const engine::CompiledModel& cm, const engine::ConcreteStep& st, size_t index) {
-  if (st.arc == engine::kIdleArc) return fmt::format("  {:3}. idle: every channel is empty\n", index);
-  std::string line = fmt::format("  {:3}. {} -> {}: {}", index, node_name(cm, st.from), node_name(cm, st.node),
-                                 fact_text(cm, st.payload.data()));
+std::string step_summary(const engine::CompiledModel& cm, const engine::ConcreteStep& st) {
+  if (st.arc == engine::kIdleArc) return "idle: every channel is empty";
+  std::string line =
+      fmt::format("{} -> {}: {}", node_name(cm, st.from), node_name(cm, st.node), fact_text(cm, st.payload.data()));
   if (!st.input.empty()) line += fmt::format("  input {{{}}}", join(facts_text(cm, st.input), ", "));
   for (const auto& f : facts_text(cm, st.added)) line += "  +" + f;
   for (const auto& f : facts_text(cm, st.removed)) line += "  -" + f;
@@ -94,7 +94,11 @@ std::string step_to_text(const engine::CompiledModel& cm, const engine::Concrete
     dropped.push_back(fact_text(cm, &st.dropped[k + 1]) + "@" + constant_name(cm, st.dropped[k]));
   if (!dropped.empty()) line += "  drops " + join(dropped, ", ") + " (no such arc)";
   if (st.stable) line += "  (stable)";
-  return line + "\n";
+  return line;
+}
+
+std::string step_to_text(const engine::CompiledModel& cm, const engine::ConcreteStep& st, size_t index) {
+  return fmt::format("  {:3}. {}\n", index, step_summary(cm, st));
 }
 
 json run_to_json(const engine::CompiledModel& cm, const engine::ConcreteRun& run) {

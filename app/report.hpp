@@ -20,6 +20,8 @@ std::vector<std::string> facts_text(const engine::CompiledModel& cm, const std::
 // stable) and its line of text ("  12. a -> b: ping  +seen(#1) ...\n").
 nlohmann::json step_to_json(const engine::CompiledModel& cm, const engine::ConcreteStep& step, size_t index);
 std::string step_to_text(const engine::CompiledModel& cm, const engine::ConcreteStep& step, size_t index);
+// The same line without the index and the line end ("a -> b: ping  +seen(#1)").
+std::string step_summary(const engine::CompiledModel& cm, const engine::ConcreteStep& step);
 // The "initial" object of a trace: node -> facts.
 nlohmann::json initial_to_json(const engine::CompiledModel& cm, const hashing::GlobalState& initial);
 

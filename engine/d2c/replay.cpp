@@ -124,10 +124,28 @@ class StepReplayer {
   StepEvaluator eval_;
 };
 
+// A recorded step that replayed, as a step of a concrete run.
+ConcreteStep concrete_step(const CompiledModel& cm, const ReplayStep& st) {
+  ConcreteStep c;
+  c.arc = st.arc;
+  if (st.arc != kIdleArc) {
+    c.node = st.node;
+    c.from = cm.model->network.arc(st.arc).src;
+  }
+  c.payload = st.payload;
+  c.input = st.input;
+  c.added = st.added;
+  c.removed = st.removed;
+  c.sent = st.sent;
+  c.dropped = st.dropped;
+  c.stable = st.stable;
+  return c;
+}
+
 }  // namespace
 
 ReplayResult replay(const CompiledModel& cm, const std::vector<ReplayStep>& steps, std::optional<size_t> loop_start,
-                    const std::vector<std::vector<Word>>* initial, const TraceClaim& claim) {
+                    const std::vector<std::vector<Word>>* initial, const TraceClaim& claim, ConcreteRun* out) {
   const auto& layout = cm.layout;
   ReplayResult res;
   auto fail = [&](ReplayResult::Failure how, std::string why) {
@@ -145,7 +163,9 @@ ReplayResult replay(const CompiledModel& cm, const std::vector<ReplayStep>& step
     if (claim.kind == TraceClaim::Kind::Bound && !run.first_over_bound)
       if (auto v = check_bounds(s, cm)) run.first_over_bound.emplace(id, *v);
     if (loop_start && *loop_start == id) loop_state = s;
+    if (out) out->states.push_back(s);
   };
+  if (out) *out = ConcreteRun{{}, {}, loop_start};
   if (initial) {
     if (initial->size() != layout.num_nodes)
       return fail(ReplayResult::Failure::Initial, "the recorded initial state does not list every node");
@@ -164,6 +184,7 @@ ReplayResult replay(const CompiledModel& cm, const std::vector<ReplayStep>& step
     if (auto problem = replayer.step(run.last, steps[i], i, next, res.computed))
       return fail(ReplayResult::Failure::Step, std::move(*problem));
     std::swap(run.last, next);
+    if (out) out->steps.push_back(concrete_step(cm, steps[i]));
     record(run.last);
     ++res.steps_ok;
   }

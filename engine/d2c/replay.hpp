@@ -59,8 +59,11 @@ struct ReplayResult {
 };
 
 // `initial`, when given, is each node's recorded initial DB (built-ins
-// excluded) and must be the model's initial state.
+// excluded) and must be the model's initial state. `run`, when given,
+// receives the run replayed (every state, every step; a lasso's loop_start),
+// whole when the result is ok() and up to the first problem otherwise.
 ReplayResult replay(const CompiledModel& cm, const std::vector<ReplayStep>& steps, std::optional<size_t> loop_start,
-                    const std::vector<std::vector<Word>>* initial = nullptr, const TraceClaim& claim = {});
+                    const std::vector<std::vector<Word>>* initial = nullptr, const TraceClaim& claim = {},
+                    ConcreteRun* run = nullptr);
 
 }  // namespace ddsmc::engine
