@@ -4,6 +4,7 @@
 // and writes, the others serve it inside the backend). Output paths are
 // opened before any work (app/check_setup.hpp); a signal or running out of
 // memory stops the work with what it has, and the report still goes out.
+#include <fmt/format.h>
 #include <tbb/task_arena.h>
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 
 #include "app/check_report.hpp"
 #include "app/check_setup.hpp"
+#include "app/dot_graph.hpp"
 #include "app/checkpointing.hpp"
 #include "app/commands.hpp"
 #include "app/memory_limit.hpp"
@@ -20,6 +22,7 @@
 #include "app/runtime.hpp"
 #include "dist/launch.hpp"
 #include "engine/backend.hpp"
+#include "engine/d2c/symmetry.hpp"
 #include "engine/d2c/system.hpp"
 #include "engine/d2c/trace.hpp"
 #include "engine/workers.hpp"
@@ -285,6 +288,31 @@ void say_scratch(const CheckOutcome& o) {
                  o.scratch_note.c_str());
 }
 
+// --dot: the graph the check explored, unless it is larger than
+// --dot-max-states (then a graph that says so, and a note on stderr).
+void write_dot(const CheckOutcome& o, const CheckSetup& s, const engine::Backend& backend,
+               engine::Cancellation& cancel) {
+  const engine::StateGraph& g = backend.graph();
+  if (g.num_states() > o.opts.dot_max_states) {
+    std::fprintf(stderr, "ddsmc: --dot: not drawn: the graph has %llu states, more than --dot-max-states (%llu)\n",
+                 static_cast<unsigned long long>(g.num_states()),
+                 static_cast<unsigned long long>(o.opts.dot_max_states));
+    s.dot_out->write(dot_refusal(g.num_states(), o.opts.dot_max_states));
+    return;
+  }
+  const hashing::SymmetryGroup trivial(engine::network_shape(o.model));
+  const DotInput in{o.cm, g, s.symmetry ? *s.symmetry : trivial,
+                    o.opts.fairness == "none" ? engine::Fairness::None : engine::Fairness::Channel,
+                    fmt::format("{}: network {}, {} states{}, fairness {}{}", o.opts.model.path,
+                                o.model.network.description(), g.num_states(),
+                                s.symmetry ? fmt::format(" (orbits under a group of order {})", s.symmetry->order())
+                                           : "",
+                                o.opts.fairness, o.explored.complete ? "" : ", incomplete")};
+  std::string text;
+  const StopReason r = guarded([&] { text = dot_graph(in, cancel); });
+  s.dot_out->write(r == StopReason::None ? std::string_view(text) : "digraph ddsmc { stopped; }\n");
+}
+
 // The --json and --trace documents, then every output delivered: the exit code.
 int write_outputs(const CheckOutcome& o, const CheckSetup& s) {
   bool full = true;
@@ -337,6 +365,7 @@ int analyse_and_report(const CheckOptions& opts, const CheckSetup& s, const engi
   // The analysis runs on as many threads as the exploration did.
   tbb::task_arena(static_cast<int>(threads)).execute([&] { decide(o, backend, s.properties, cancel, human, saved); });
   checkpoint_stopped_analysis(o, s, backend);
+  if (s.dot_out) write_dot(o, s, backend, cancel);
   say_memory_limit(o, watch);
   say_scratch(o);
   return write_outputs(o, s);

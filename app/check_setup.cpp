@@ -139,8 +139,12 @@ int set_up_symmetry(const CheckOptions& opts, const engine::Processes& processes
 // Every output is opened (created) by rank 0 before any work.
 int open_outputs(const CheckOptions& opts, const engine::Processes& processes, CheckSetup& s) {
   if (!processes.root()) return 0;
+  if (opts.dot_path && processes.size() > 1) {
+    std::fprintf(stderr, "ddsmc: --dot draws the graph of one process; run it without mpirun\n");
+    return kExitUsage;
+  }
   std::string error;
-  const std::vector<Output*> outputs = Output::open_all({opts.json_path, opts.trace_path, opts.html_path}, s.files, error);
+  const std::vector<Output*> outputs = Output::open_all({opts.json_path, opts.trace_path, opts.html_path, opts.dot_path}, s.files, error);
   if (outputs.empty()) {
     std::fprintf(stderr, "ddsmc: %s\n", error.c_str());
     return kExitUsage;
@@ -148,6 +152,7 @@ int open_outputs(const CheckOptions& opts, const engine::Processes& processes, C
   s.json_out = outputs[0];
   s.trace_out = outputs[1];
   s.html_out = outputs[2];
+  s.dot_out = outputs[3];
   return 0;
 }
 

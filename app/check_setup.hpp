@@ -51,6 +51,7 @@ struct CheckSetup {
   Output* json_out = nullptr;   // --json (rank 0)
   Output* trace_out = nullptr;  // --trace (rank 0)
   Output* html_out = nullptr;   // --html (rank 0)
+  Output* dot_out = nullptr;    // --dot (one process only)
 };
 
 // Collective: 0 when the check can start (`s` filled), else the exit code

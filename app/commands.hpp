@@ -36,6 +36,8 @@ struct CheckOptions {
   std::optional<std::string> json_path;   // "-" for stdout
   std::optional<std::string> trace_path;  // all traces as JSON
   std::optional<std::string> html_path;   // the report and every trace's chart as one HTML page
+  std::optional<std::string> dot_path;    // the state graph in DOT (app/dot_graph)
+  uint64_t dot_max_states = 2000;         // --dot-max-states: larger graphs are not drawn
   size_t trace_steps = 20;                // steps shown per trace on stdout (0: all)
   bool show_witnesses = false;            // print witness runs too, not only counterexamples
   std::optional<std::string> checkpoint;        // --checkpoint DIR

@@ -128,6 +128,12 @@ int run(int argc, char** argv) {
   check->add_option("--html", check_opts.html_path,
                     "write the report and a message-sequence chart of every trace as one self-contained HTML page "
                     "to FILE (- for stdout)");
+  check->add_option("--dot", check_opts.dot_path,
+                    "write the explored state graph in Graphviz's DOT to FILE: states with their DBs and channels, "
+                    "edges with the channel served, fair SCCs and stable edges marked (one process only)");
+  check->add_option("--dot-max-states", check_opts.dot_max_states,
+                    "--dot draws graphs of at most N states (default 2000); larger ones are refused")
+      ->check(kUnsigned);
   check->add_option("--trace-steps", check_opts.trace_steps, "steps of each trace shown on stdout (0: all)")
       ->check(kUnsigned);
   check->add_flag("--show-witnesses", check_opts.show_witnesses, "print witness runs, not only counterexamples");

@@ -262,6 +262,26 @@ bool search(const View& v, Property p, Fairness f, uint64_t start, std::optional
   return true;
 }
 
+}  // namespace
+
+std::vector<std::vector<StateId>> fair_sccs(const StateGraph& g, const hashing::SymmetryGroup& group, Fairness f,
+                                            bool stable_only, Cancellation& cancel) {
+  View v{g, group, g.num_arcs(), g.num_nodes(), false, stable_only, [](StateId) { return true; }, &cancel};
+  std::vector<std::vector<StateId>> out;
+  Tarjan<View, uint64_t> tarjan(v);
+  for (uint64_t x = 0; x < v.size(); ++x)
+    tarjan.run_from(x, [&](const std::vector<uint64_t>& members) {
+      if (qualifies(v, members, f, false)) {
+        out.emplace_back(members.begin(), members.end());
+        std::sort(out.back().begin(), out.back().end());
+      }
+      return false;
+    });
+  return out;
+}
+
+namespace {
+
 // The nodes always-partial examines, in ascending order: one per orbit of
 // G on the nodes (its least node), tracked when some state makes a node of
 // the orbit faulty; the orbits never faulty give one untracked subgraph

@@ -52,6 +52,14 @@ struct QuotientFinding {
   bool need_unstable = false;
 };
 
+// The maximal SCCs of the whole graph (stable_only: of its stable edges)
+// that are fair under f, judged by their lift as above (a trivial group
+// gives the plain rule: an edge inside, and every arc served inside or
+// empty in a member); each as its members, ascending. For pictures of the
+// graph (check --dot); the analysis proper does not call it.
+std::vector<std::vector<StateId>> fair_sccs(const StateGraph& g, const hashing::SymmetryGroup& group, Fairness f,
+                                            bool stable_only, Cancellation& cancel);
+
 // The verdict on p, and the finding behind a witness or counterexample.
 Verdict analyze_quotient(const StateGraph& g, const hashing::SymmetryGroup& group, Property p, Fairness f,
                          bool complete, Cancellation& cancel, std::optional<QuotientFinding>* finding);

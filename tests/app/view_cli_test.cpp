@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 #include <regex>
 #include <string>
 #include <vector>
@@ -118,6 +119,77 @@ TEST(ViewCli, APageWithoutTracesSaysSo) {
   EXPECT_TRUE(contains(text, "No trace:")) << text.substr(0, 2000);
   EXPECT_TRUE(charts_of(text).empty());
   EXPECT_TRUE(contains(text, "<tr class=\"holds\"><th>always-partial</th><td>holds</td></tr>")) << text.substr(0, 3000);
+}
+
+}  // namespace
+
+namespace {
+
+// What a --dot file says: its states (with their fair cluster, 0 for none,
+// and whether they are filled green) and its edges.
+struct DotFile {
+  struct State {
+    int cluster = 0;
+    bool converging = false;
+  };
+  std::map<uint64_t, State> states;
+  struct Arrow {
+    uint64_t from, to;
+    bool stable;
+  };
+  std::vector<Arrow> edges;
+  int clusters = 0;
+};
+
+DotFile parse_dot(const std::string& text) {
+  DotFile d;
+  int cluster = 0;
+  static const std::regex node(R"(^  s([0-9]+) \[label=)"), edge(R"re(^  s([0-9]+) -> s([0-9]+) \[.*color="(#[0-9a-f]+)")re");
+  for (const auto& line : lines_of(text)) {
+    std::smatch m;
+    if (line.rfind("  subgraph cluster_fair", 0) == 0) cluster = ++d.clusters;
+    else if (line == "  }") cluster = 0;
+    else if (std::regex_search(line, m, edge))
+      d.edges.push_back({std::stoull(m[1]), std::stoull(m[2]), m[3] == "#208020"});
+    else if (std::regex_search(line, m, node))
+      d.states[std::stoull(m[1])] = {cluster, contains(line, "fillcolor=\"#c8f0c8\"")};
+  }
+  return d;
+}
+
+// For models without faulty states, the pictures' marks are the analysis:
+// sometimes-total holds iff some state is in a fair SCC of the stable edges
+// (filled green), and always-total fails iff some fair SCC has a non-stable
+// edge inside. Also: one node per state, one edge per transition.
+TEST(DotCli, TheMarksAgreeWithTheVerdictsOnEveryExampleWithoutFaults) {
+  for (const char* name : {"echo", "flooding", "gossip", "ping_pong", "relay", "retry_ack", "token_ring"}) {
+    for (const char* symmetry : {"auto", "none"}) {
+      SCOPED_TRACE(std::string(name) + " --symmetry " + symmetry);
+      const std::string dot = scratch(".dot");
+      Checked c = check_json({example(name), "--symmetry", symmetry, "--dot", dot});
+      ASSERT_TRUE(c.run.exit_code == 0 || c.run.exit_code == 1) << describe(c.run);
+      DotFile d = parse_dot(read_text(dot));
+      EXPECT_EQ(d.states.size(), c.report["states"].get<uint64_t>());
+      EXPECT_EQ(d.edges.size(), c.report["transitions"].get<uint64_t>());
+      bool converging = false, unstable_cycle = false;
+      for (const auto& [id, s] : d.states) converging |= s.converging;
+      for (const auto& e : d.edges) {
+        const int k = d.states[e.from].cluster;
+        unstable_cycle |= k != 0 && d.states[e.to].cluster == k && !e.stable;
+      }
+      EXPECT_EQ(converging, c.report["properties"]["sometimes_total"]["holds"].get<bool>());
+      EXPECT_EQ(unstable_cycle, !c.report["properties"]["always_total"]["holds"].get<bool>());
+    }
+  }
+}
+
+TEST(DotCli, ALargerGraphIsRefusedWithAMessage) {
+  const std::string dot = scratch(".dot");
+  CliResult r = cli({"check", example("token_ring"), "--dot", dot, "--dot-max-states", "100"});
+  EXPECT_EQ(r.exit_code, 1) << describe(r);  // the verdicts stand
+  EXPECT_TRUE(contains(r.err, "--dot: not drawn: the graph has 150 states, more than --dot-max-states (100)"))
+      << describe(r);
+  EXPECT_TRUE(contains(read_text(dot), "not drawn")) << read_text(dot);
 }
 
 }  // namespace
