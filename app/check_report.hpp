@@ -1,5 +1,5 @@
 // What `ddsmc check` found, and its renderings: the text report, the --json
-// report (SPEC §5), the --trace document, the exit code. When memory does
+// report (docs/reference.md §7.1), the --trace document, the exit code. When memory does
 // not allow the full JSON, minimal_report_json() gives the figures without
 // allocating.
 #pragma once
@@ -75,7 +75,7 @@ std::string html_report(const CheckOutcome& o);
 // "out-of-memory", every selected property null.
 std::string_view minimal_report_json(const CheckOutcome& o, char* buf, size_t size) noexcept;
 
-// SPEC §5: 1 if some property fails (a failure found is genuine even in a
+// docs/reference.md §6: 1 if some property fails (a failure found is genuine even in a
 // partial graph), else 3 if anything is incomplete or undecided, else 0;
 // but 3 whatever the verdicts when a trace did not lift (StopReason::
 // InternalError: the graph contradicts the steps, no verdict can be trusted).

@@ -1,5 +1,5 @@
 // The subcommands of the ddsmc binary. Each returns the process exit code
-// (SPEC section 5: 0 holds, 1 fails, 2 usage or model error, 3 incomplete).
+// (docs/reference.md §6: 0 holds, 1 fails, 2 usage or model error, 3 incomplete).
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // Rendering results for people (short text on stdout) and programs (JSON,
-// SPEC section 5). Fresh constants print as #1, #2, ... — names no D2C
+// docs/reference.md §7.2). Fresh constants print as #1, #2, ... — names no D2C
 // constant can have — numbered in order of appearance within a run.
 #pragma once
 
@@ -16,7 +16,7 @@ std::string constant_name(const engine::CompiledModel& cm, engine::Word c);
 std::string fact_text(const engine::CompiledModel& cm, const engine::Word* fact);
 std::vector<std::string> facts_text(const engine::CompiledModel& cm, const std::vector<engine::Word>& facts);
 
-// One step of a run: its JSON object (SPEC §5 plus index, node, dropped,
+// One step of a run: its JSON object (docs/reference.md §7.2 plus index, node, dropped,
 // stable) and its line of text ("  12. a -> b: ping  +seen(#1) ...\n").
 nlohmann::json step_to_json(const engine::CompiledModel& cm, const engine::ConcreteStep& step, size_t index);
 std::string step_to_text(const engine::CompiledModel& cm, const engine::ConcreteStep& step, size_t index);

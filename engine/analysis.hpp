@@ -1,4 +1,4 @@
-// The convergence analysis of SPEC section 4, written once over the
+// The convergence analysis of docs/reference.md §4, written once over the
 // StateGraph: fair SCCs of the subgraphs that each property defines, and a
 // lasso (a path from the initial state and a cycle) proving each answer.
 #pragma once

@@ -1,5 +1,5 @@
-// Breadth-first exploration of the state space up to isomorphism (SPEC
-// sections 2-3) over the language-free System: one algorithm for every
+// Breadth-first exploration of the state space up to isomorphism
+// (docs/reference.md §3) over the language-free System: one algorithm for every
 // thread count (docs/engine.md §9). It is level-synchronous: the workers of
 // a TBB arena expand one BFS level at a time into the shared lock-free
 // state store (tree-compressed states and the visited set), and each level

@@ -1,4 +1,4 @@
-// The arc condition of a fair cycle (SPEC section 4, semantics.md §9.1):
+// The arc condition of a fair cycle (docs/reference.md §4.2, semantics.md §9.1):
 // under channel fairness, for every arc some state of the cycle has that
 // channel empty or some edge of it serves that arc; under --fairness=none
 // there is no condition. One definition for the analysis (an SCC qualifies,

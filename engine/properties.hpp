@@ -1,4 +1,4 @@
-// The table of the four properties of SPEC section 4 (docs/engine.md §10),
+// The table of the four properties of docs/reference.md §4.3 (docs/engine.md §10),
 // written once for the single-process analysis (engine/analysis.cpp) and
 // the distributed one (dist/analysis.cpp), so that both give the same
 // verdicts by construction:

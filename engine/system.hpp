@@ -42,7 +42,7 @@ struct EdgeLabel {
   friend bool operator==(const EdgeLabel&, const EdgeLabel&) = default;
 };
 
-// A state over a declared bound (SPEC section 2, "Bounds").
+// A state over a declared bound (docs/reference.md §3.8).
 struct BoundViolation {
   enum class Kind : uint8_t { State, Channel } kind = Kind::State;
   uint32_t where = 0;  // node (state bound) or arc (channel bound)
@@ -93,7 +93,7 @@ class System {
   virtual hashing::GlobalState initial_state() const = 0;
   // The first bound the state exceeds (nodes first, then arcs), if any.
   virtual std::optional<BoundViolation> check_bounds(const hashing::GlobalState& s) const = 0;
-  // Whether `node` is faulty in s (SPEC section 4: `error` in its DB).
+  // Whether `node` is faulty in s (docs/reference.md §4.1: `error` in its DB).
   virtual bool faulty(const hashing::GlobalState& s, uint32_t node) const = 0;
   // False when no reachable state can hold a fresh constant: the canonical
   // form is then the plain encoding.

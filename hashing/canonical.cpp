@@ -1,4 +1,4 @@
-// Canonical forms (SPEC section 3). Every path picks a bijection of the fresh
+// Canonical forms (docs/reference.md §3.7). Every path picks a bijection of the fresh
 // constants onto num_fixed.. and returns the input renamed by it, so a weak
 // choice can only lose reduction. The choice is a function of the
 // isomorphism class: refinement colours are invariant, the search explores

@@ -1,5 +1,5 @@
 // The canonical form of a global state under renaming of fresh constants
-// (SPEC section 3). Design rule: the canonical form is always the input with
+// (docs/reference.md §3.7). Design rule: the canonical form is always the input with
 // its fresh constants renamed to num_fixed, num_fixed+1, ..., re-sorted and
 // encoded. A weak canonicalizer can therefore only lose reduction (two
 // isomorphic states get different forms), never merge two states that are

@@ -1,8 +1,8 @@
-// A global state as plain data (SPEC section 2): every node's DB and every
+// A global state as plain data (docs/reference.md §3.1): every node's DB and every
 // arc's channel. Built-in facts (my_name, neighbor) never change, so they are
 // not stored. Constants are integer ids: ids below `num_fixed` are fixed
 // (node names, program and init constants), the others are fresh data and
-// may be renamed (SPEC section 3).
+// may be renamed (docs/reference.md §3.7).
 //
 // This header knows nothing of D2C: it needs only each predicate's arity.
 #pragma once

@@ -1,4 +1,4 @@
-// The syntax tree of a .d2c file, exactly as written (SPEC section 1).
+// The syntax tree of a .d2c file, exactly as written (docs/reference.md §1-2).
 // Names are still strings here; model/resolve turns this into a Model.
 #pragma once
 

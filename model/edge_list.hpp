@@ -1,4 +1,4 @@
-// Edge-list network files (SPEC section 5): `a b` per line is an edge, `a`
+// Edge-list network files (docs/reference.md §2.5): `a b` per line is an edge, `a`
 // alone a node, `#` outside a string starts a comment. Node names follow the
 // lexical rules of constants (model/lexical): identifiers, integers in
 // canonical form (`007` is the node `7`) and double-quoted strings, exactly as

@@ -1,4 +1,4 @@
-// Tokens of the D2C language (SPEC section 1, "Lexical"). Names, variables
+// Tokens of the D2C language (docs/reference.md §1). Names, variables
 // and constants follow the shared rules of model/lexical; this adds
 // whitespace, comments and punctuation.
 #pragma once

@@ -1,4 +1,4 @@
-// The lexical rules of SPEC section 1 that more than one reader applies:
+// The lexical rules of docs/reference.md §1 that more than one reader applies:
 // lines and columns (Scanner), and names, variables and constants
 // (lex_name). The .d2c lexer (model/lexer) and the edge-list reader
 // (model/edge_list) both call these, so a node name is the same constant in

@@ -1,6 +1,6 @@
 // The resolved model: one immutable object that the engine consumes.
-// Names are interned as dense integer ids; every static rule of SPEC
-// section 1 has been checked; the evaluation order is fixed.
+// Names are interned as dense integer ids; every static rule of
+// docs/reference.md §2.3 has been checked; the evaluation order is fixed.
 #pragma once
 
 #include <cstdint>
@@ -111,7 +111,7 @@ struct RRule {
 
 // A strongly connected component of the dependency graph among state
 // predicates, in evaluation order. Its choice rules fire first, then its other
-// rules to fixpoint (SPEC section 2).
+// rules to fixpoint (docs/reference.md §2.4, §3.3).
 struct Component {
   std::vector<PredId> preds;
   std::vector<uint32_t> choice_rules;  // rule indices

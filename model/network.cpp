@@ -1,5 +1,5 @@
-// Networks (SPEC sections 1, 2 and 5): validation and the arc table in
-// Network::build, the generators and the command-line SPEC parser (edge-list
+// Networks (docs/reference.md §2.5, §3.1, §5.3): validation and the arc table in
+// Network::build, the generators and the command-line spec parser (edge-list
 // files are read by model/edge_list). Nothing here throws to the caller and
 // nothing recurses on the input size: networks may have up to
 // kMaxGeneratedNodes nodes.

@@ -1,4 +1,4 @@
-// A fixed connected network (SPEC sections 2 and 5): named nodes, undirected
+// A fixed connected network (docs/reference.md §2.5, §3.1): named nodes, undirected
 // edges, and the arcs (ordered pairs s->d with s == d or s, d adjacent), each
 // of which carries one channel. Built from a generator, an edge-list file, or
 // a `network { }` block; every builder checks connectivity.
@@ -59,14 +59,14 @@ class Network {
   std::string description_;
 };
 
-// Generators of SPEC section 1/5, nodes named n0 .. n(N-1). `args` are the
+// Generators of docs/reference.md §2.5, nodes named n0 .. n(N-1). `args` are the
 // generator's numbers in order (ring: {N}, grid: {R, C}, random: {N, D, SEED}).
 // Errors (unknown name, wrong number of arguments, zero nodes, sizes beyond
 // kMaxGeneratedNodes) are returned in `error`.
 std::optional<Network> generate_network(const std::string& name, const std::vector<uint64_t>& args,
                                         std::string* error);
 
-// A command-line SPEC: `ring:N`, `line:N`, `star:N`, `complete:N`, `grid:RxC`,
+// A command-line spec (docs/reference.md §5.3): `ring:N`, `line:N`, `star:N`, `complete:N`, `grid:RxC`,
 // `tree:N`, `random:N:D:SEED`, or else a path to an edge-list file.
 std::optional<Network> network_from_spec(const std::string& spec, std::string* error);
 

@@ -1,5 +1,5 @@
-// Name resolution and the static checks of SPEC section 1 (rules 1-6), the
-// evaluation order of SPEC section 2, the network, init facts and bounds:
+// Name resolution and the static checks of docs/reference.md §2.3 (rules 1-6),
+// the evaluation order of §2.4, the network, init facts and bounds:
 // the passes of model/resolve/, run in order over one shared Resolution
 // (model/resolve/context.hpp says what they share).
 #include "model/resolve.hpp"

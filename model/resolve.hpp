@@ -1,4 +1,4 @@
-// Static checks (SPEC section 1, rules 1-6) and name resolution: turns a
+// Static checks (docs/reference.md §2.3, rules 1-6) and name resolution: turns a
 // Program into the immutable Model the engine runs, applying command-line
 // overrides for the network and the bounds.
 #pragma once

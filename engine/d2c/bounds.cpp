@@ -8,7 +8,7 @@ std::optional<BoundViolation> check_db_bound(const std::vector<Word>& db, uint32
                                              std::vector<Word>& consts) {
   const auto& b = cm.model->bounds;
   if (!b.state) return std::nullopt;
-  // The DB holds no my_name/neighbor facts: they are implied, and excluded by the SPEC.
+  // The DB holds no my_name/neighbor facts: they are implied, and excluded (docs/reference.md §2.7).
   // Without more constant occurrences than the bound it cannot be exceeded:
   // counted first, without copying them (the common case, once per step).
   size_t occurrences = 0;

@@ -1,4 +1,4 @@
-// The state and channel bounds of SPEC section 2, checked on concrete states.
+// The state and channel bounds of docs/reference.md §2.7 and §3.8, checked on concrete states.
 #pragma once
 
 #include <cstdint>

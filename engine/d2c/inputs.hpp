@@ -1,4 +1,4 @@
-// The input DBs a step may receive (SPEC section 2, "Inputs"): every set of
+// The input DBs a step may receive (docs/reference.md §3.5): every set of
 // at most `input` facts of the input predicates, over the fixed constants,
 // the constants of the current global state and new constants.
 //

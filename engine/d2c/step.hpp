@@ -1,4 +1,4 @@
-// One step of one node (SPEC section 2, "One step"): given the node's DB, one
+// One step of one node (docs/reference.md §3.3): given the node's DB, one
 // incoming transport fact and an input DB, compute the stratified model of
 // the program for every choice outcome: the new DB and the messages sent.
 // Re-entrant: all scratch lives in the StepEvaluator, one per worker.

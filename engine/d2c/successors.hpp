@@ -1,4 +1,4 @@
-// The steps of a global state (SPEC section 2), with their edge labels and
+// The steps of a global state (docs/reference.md §3.3), with their edge labels and
 // what happened in each (for traces). Pure and re-entrant: one
 // SuccessorGenerator per worker, no shared mutable state. The back-ends see
 // it through D2cSystem's Generator (engine/system.hpp).
@@ -38,7 +38,7 @@ class SuccessorGenerator {
   // steps are evaluated by the generated code instead of the interpreter
   // (issue 9 prototype; the same StepResults in the same order).
   SuccessorGenerator(const CompiledModel& cm, std::shared_ptr<const CompiledStepLibrary> compiled);
-  // Every step of s (SPEC section 2): for every non-empty channel, every
+  // Every step of s (docs/reference.md §3.3): for every non-empty channel, every
   // distinct payload in it, every input DB (one per renaming class) and
   // every choice outcome; or the idle step when every channel is empty.
   // s is edited in place into each successor (the sink sees s itself) and
@@ -95,7 +95,7 @@ class SuccessorGenerator {
   Cancellation* cancel_ = &Cancellation::none();
 };
 
-// The initial global state (SPEC section 2): init facts, `start` on every
+// The initial global state (docs/reference.md §3.2): init facts, `start` on every
 // self-loop, all other channels empty.
 hashing::GlobalState initial_state(const CompiledModel& cm);
 

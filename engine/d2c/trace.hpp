@@ -1,6 +1,6 @@
 // Concrete runs. The explored graph holds states up to renaming; a path in
-// it lifts to a real execution of the model with the same labels (SPEC
-// section 3). lift() re-executes the model from the concrete initial state,
+// it lifts to a real execution of the model with the same labels
+// (docs/reference.md §3.7, §4.4). lift() re-executes the model from the concrete initial state,
 // at each step picking a successor in the class of the next state, and gives
 // every fresh constant a name of its own for the whole run.
 #pragma once

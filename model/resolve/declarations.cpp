@@ -1,4 +1,4 @@
-// Declarations (SPEC section 1, rule 6): the built-in predicates with their
+// Declarations (docs/reference.md §2.1; §2.3, rule 6): the built-in predicates with their
 // fixed ids, then the declared ones; and the lookup of a used predicate.
 #include <fmt/format.h>
 

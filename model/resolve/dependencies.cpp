@@ -1,7 +1,7 @@
 // The dependency graph among state predicates (head on body, `prev` atoms
-// excluded, negative edges marked): stratification (SPEC section 1, rule 5),
-// the completeness of choice bodies (rule 4), and the evaluation order of
-// SPEC section 2 (components in topological order). One iterative Tarjan
+// excluded, negative edges marked): stratification (docs/reference.md §2.3,
+// rule 5), the completeness of choice bodies (rule 4), and the evaluation
+// order of docs/reference.md §2.4 (components in topological order). One iterative Tarjan
 // serves all three; paths are found by BFS and the order by Kahn, so nothing
 // recurses on the size of the program.
 #include <fmt/format.h>

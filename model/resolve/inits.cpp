@@ -1,4 +1,4 @@
-// Initial facts (SPEC section 1): `init { }` facts for every node, `init at
+// Initial facts (docs/reference.md §2.6): `init { }` facts for every node, `init at
 // n { }` for one, ground state facts only; each node's initial DB adds its
 // built-ins my_name and neighbor, sorted and without duplicates.
 #include <fmt/format.h>

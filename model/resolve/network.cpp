@@ -1,4 +1,4 @@
-// The network (SPEC sections 1 and 5): --network overrides the file's
+// The network (docs/reference.md §2.5, §5.3): --network overrides the file's
 // declaration, a generator or a `network { }` block. Node names become the
 // first constants, so node_const[n] == n.
 #include <fmt/format.h>

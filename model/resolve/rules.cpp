@@ -1,4 +1,4 @@
-// Rules (SPEC section 1, rules 1-4 and 6): heads, body literals and their
+// Rules (docs/reference.md §2.3, rules 1-4 and 6): heads, body literals and their
 // annotations, constraints, choice, and safety; each rule becomes an RRule.
 // It also records what later passes need: the head of every well-formed rule
 // and the dependency edges of state rules.

@@ -1,6 +1,6 @@
 // `ddsmc check` and `ddsmc simulate` end to end (replay: replay_cli_test.cpp): every case
 // runs the real binary, as a user does, and looks at what a user or a script
-// sees: the exit code (SPEC 5: 0 holds, 1 fails, 2 usage or model error,
+// sees: the exit code (docs/reference.md §6: 0 holds, 1 fails, 2 usage or model error,
 // 3 incomplete), the text on stdout/stderr, and the --json / --trace files.
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -108,7 +108,7 @@ std::string verdict_word(const json& holds) {
   return holds.get<bool>() ? "holds" : "FAILS";
 }
 
-// SPEC 5: a trace is a list of steps, each with the channel served (null for
+// docs/reference.md §7.2: a trace is a list of steps, each with the channel served (null for
 // the idle step), the payload, the input, the facts added and removed, the
 // messages sent, and for a lasso the index where the cycle starts.
 void expect_trace_shape(const json& t, const std::string& what) {
@@ -154,7 +154,7 @@ void expect_trace_shape(const json& t, const std::string& what) {
   }
 }
 
-// SPEC 5's keys and types of a --json report, with `keys` the properties checked.
+// docs/reference.md §7.1: the keys and types of a --json report, with `keys` the properties checked.
 void expect_report_shape(const json& j, const std::vector<std::string>& keys) {
   ASSERT_TRUE(j.is_object()) << j.dump().substr(0, 2000);
   ASSERT_TRUE(j.contains("states") && j["states"].is_number_unsigned()) << j.dump().substr(0, 2000);
@@ -556,7 +556,7 @@ TEST(CheckCliMaxStates, WitnessInPartialGraphDecidesSometimes) {
 }
 
 // Even when every selected property is decided from the partial graph, the
-// check stopped early: SPEC 5 says exit 3, and the JSON says complete: false.
+// check stopped early: docs/reference.md §6 says exit 3, and the JSON says complete: false.
 TEST(CheckCliMaxStates, AllDecidedButIncompleteExitsThree) {
   auto c = check_json({example("relay"), "--property", "sometimes-total", "--max-states", "20"});
   EXPECT_EQ(c.run.exit_code, 3) << describe(c.run);

@@ -1,7 +1,7 @@
 // The ddsmc binary on bad input: every case runs the real executable (as a
 // user would) and must end with exit code 2 and a located or clear message on
 // stderr, never a crash (a signal shows as exit code >= 128), a sanitizer
-// report, or a hang. Plus the command-line surface of `ddsmc lint` (SPEC 5).
+// report, or a hang. Plus the command-line surface of `ddsmc lint` (docs/reference.md §5.4).
 #include <gtest/gtest.h>
 
 #include <algorithm>

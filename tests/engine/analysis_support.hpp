@@ -85,7 +85,7 @@ inline bool kept(const StateGraph& g, const engine::Verdict& v, StateId s) {
   return false;
 }
 
-// "" when the verdict's lasso proves it on g (SPEC section 4): it starts at
+// "" when the verdict's lasso proves it on g (docs/reference.md §4.4): it starts at
 // the initial state and follows edges of g; its cycle is not empty and
 // stays in H (sometimes-*: kept states, stable edges; always-*: kept
 // states, the stem too, and a non-stable edge); under channel fairness,

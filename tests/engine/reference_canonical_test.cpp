@@ -1,5 +1,5 @@
 // The Ref* explorers identify states with hashing::canonicalize_brute_force.
-// Check that tool itself against SPEC section 3 written out naively: two
+// Check that tool itself against docs/reference.md §3.7 written out naively: two
 // states are isomorphic iff a bijection of their fresh constants (identity
 // on the fixed ones) maps one onto the other, compared as sets of facts per
 // node and multisets of payloads per arc.
@@ -65,7 +65,7 @@ std::vector<ConstId> fresh_of(const Plain& p, uint32_t num_fixed) {
   return {out.begin(), out.end()};
 }
 
-// SPEC section 3, literally: is there a bijection of the fresh constants of a
+// docs/reference.md §3.7, literally: is there a bijection of the fresh constants of a
 // onto those of b that maps a onto b?
 bool naive_isomorphic(const Plain& a, const Plain& b, uint32_t num_fixed) {
   std::vector<ConstId> fa = fresh_of(a, num_fixed), fb = fresh_of(b, num_fixed);

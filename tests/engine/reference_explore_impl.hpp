@@ -1,4 +1,4 @@
-// A naive reference for the state space (SPEC sections 2-3): the initial
+// A naive reference for the state space (docs/reference.md §3): the initial
 // state, the state and channel bounds, every input DB, the successors of a
 // global state and a breadth-first exploration that identifies states with
 // hashing::canonicalize_brute_force (the least encoding over every
@@ -84,7 +84,7 @@ inline GlobalState ref_initial_state(const model::Model& m) {
   return s;
 }
 
-// SPEC section 2 "Bounds": more distinct constants in a DB (built-ins are
+// docs/reference.md §3.8: more distinct constants in a DB (built-ins are
 // not stored) than `state`, or more payloads in a channel than `channel`.
 inline bool ref_exceeds_bounds(const GlobalState& s, const model::Model& m, const StateLayout& layout) {
   if (m.bounds.state)
@@ -114,7 +114,7 @@ inline std::set<ConstId> state_constants(const GlobalState& s, const StateLayout
   return out;
 }
 
-// ALL input DBs of SPEC section 2 "Inputs", naively: every set of at most
+// ALL input DBs of docs/reference.md §3.5, naively: every set of at most
 // `input` facts of the input predicates over the fixed constants, the state's
 // constants and input*maxarity new ids (enough for any pattern of equalities
 // among new constants). The empty DB first.
@@ -173,7 +173,7 @@ struct RefSucc {
 // Which step function the naive successor function calls.
 enum class StepImpl { Reference, Engine };
 
-// Every step of SPEC section 2 from s: a non-empty channel, one distinct
+// Every step of docs/reference.md §3.3 from s: a non-empty channel, one distinct
 // payload, every input DB, every outcome; or the idle self-loop.
 class RefSuccessors {
  public:
@@ -244,7 +244,7 @@ inline std::vector<RefSucc> engine_successors(engine::SuccessorGenerator& gen, c
   return out;
 }
 
-// The fixed constants of SPEC section 3, computed from the model: node
+// The fixed constants of docs/reference.md §3.7, computed from the model: node
 // names, constants written in the program, constants in init blocks.
 inline std::set<ConstId> spec_fixed_constants(const model::Model& m) {
   std::set<ConstId> out(m.node_const.begin(), m.node_const.end());

@@ -1,7 +1,7 @@
 // Differential tests of engine::explore against a naive reference explorer
 // (reference_explore_impl.hpp): BFS over concrete global states, identified
 // with hashing::canonicalize_brute_force, edges counted as distinct
-// (source class, target class, arc, stable) (SPEC section 3). Compared on the
+// (source class, target class, arc, stable) (docs/reference.md §3.7). Compared on the
 // bundled examples (default network, line:2, ring:3) and on random programs
 // with an input predicate (fresh constants) under small state and channel
 // bounds with on-bound prune: the same classes, the same edges, the same
@@ -125,7 +125,7 @@ Comparison compare_explore(const model::Model& m, const engine::CompiledModel& c
                            const std::function<std::vector<RefSucc>(const GlobalState&)>& succ, uint32_t max_states,
                            const std::string& what) {
   Comparison c;
-  // The renamable constants are exactly the non-fixed ones of SPEC section 3.
+  // The renamable constants are exactly the non-fixed ones of docs/reference.md §3.7.
   std::set<ConstId> all_fixed;
   for (ConstId k = 0; k < cm.layout.num_fixed; ++k) all_fixed.insert(k);
   EXPECT_EQ(spec_fixed_constants(m), all_fixed) << what;

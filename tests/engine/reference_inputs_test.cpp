@@ -1,5 +1,5 @@
 // The successor function's input enumeration is complete up to isomorphism
-// (SPEC section 2 "Inputs", section 3): for small systems, ALL input DBs are
+// (docs/reference.md §3.5, §3.7): for small systems, ALL input DBs are
 // enumerated naively (every set of at most `input` facts over the fixed
 // constants, the state's constants and input*maxarity new ids), the
 // successors are canonicalized with the brute force, and the set of

@@ -1,5 +1,5 @@
-// A deliberately naive reference for one step of one node (SPEC section 2,
-// "One step" and "Choice"), written straight from the SPEC over the resolved
+// A deliberately naive reference for one step of one node (docs/reference.md
+// §3.3 and §3.4), written straight from that text over the resolved
 // model::Model (never the compiled plans): facts are std::set<model::Fact>,
 // a rule body is evaluated by brute force over every assignment of its named
 // variables to the active domain, a component's rules are iterated to a
@@ -53,7 +53,7 @@ struct RefStepInput {
 };
 
 // The built-in facts of a node: my_name(n) and neighbor(m) for each m adjacent
-// to n (SPEC section 2: never n itself).
+// to n (docs/reference.md §2.1: never n itself).
 inline std::set<Fact> ref_builtins(const model::Model& m, NodeId n) {
   std::set<Fact> out;
   out.insert(Fact{model::kMyName, {m.node_const[n]}});
@@ -62,8 +62,8 @@ inline std::set<Fact> ref_builtins(const model::Model& m, NodeId n) {
   return out;
 }
 
-// Checks that Model::components is a legal evaluation order (SPEC section 2
-// and rules 4-5): every rule with a state head is in exactly the component of
+// Checks that Model::components is a legal evaluation order (docs/reference.md
+// §2.4 and §2.3, rules 4-5): every rule with a state head is in exactly the component of
 // its head, choice rules listed as such; every non-prev state predicate a rule
 // reads is derived in the same or an earlier component (an earlier one when
 // negated or read by a choice rule); transport_rules are exactly the rules with

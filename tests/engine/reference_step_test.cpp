@@ -1,5 +1,5 @@
 // Differential tests of engine::StepEvaluator against the naive reference of
-// reference_step_impl.hpp (SPEC section 2, "One step" and "Choice"): random
+// reference_step_impl.hpp (docs/reference.md §3.3 and §3.4): random
 // programs, random node DBs, messages and inputs, compared as sets of
 // distinct outcomes; plus hand-written programs with hand-derived outcomes,
 // checked against the reference, the interpreter and the compiled step

@@ -1,5 +1,5 @@
 // Tests of model/network: Network::build, the generators, command-line
-// network specs and edge-list files (SPEC sections 1, 2 and 5).
+// network specs and edge-list files (docs/reference.md §2.5, §5.3).
 #include "model/network.hpp"
 
 #include "model/ast.hpp"  // kMaxNameLength

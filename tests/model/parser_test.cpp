@@ -1,4 +1,4 @@
-// Lexer, parser and printer: the grammar of SPEC section 1, error locations
+// Lexer, parser and printer: the grammar of docs/reference.md §1-2, error locations
 // and recovery, and the print-then-parse round trip.
 #include <gtest/gtest.h>
 

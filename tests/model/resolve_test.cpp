@@ -1,4 +1,4 @@
-// Resolution and the static rules of SPEC section 1: for each rule 1-6 a
+// Resolution and the static rules of docs/reference.md §2.3: for each rule 1-6 a
 // program that passes and one that fails (message and line:col), the
 // evaluation order, network/init/bounds handling, warnings, and scale.
 #include <gtest/gtest.h>
@@ -562,6 +562,44 @@ TEST(ResolveWarnings, SuspiciousPrograms) {
   EXPECT_EQ(r.warnings(), 7u) << r.all();  // `gone` is read as prev and set by init: fine
   EXPECT_EQ(r.errors(), 0u) << r.all();
   EXPECT_TRUE(r.model.has_value());
+}
+
+// A bound that is provably never reached (issue 24): the state bound above
+// what a DB can hold when no input constant reaches a state predicate (the
+// fixed constants, or none when no state predicate has arguments); the
+// input bound above what arity-0 input predicates make, or with none.
+TEST(ResolveWarnings, BoundsNeverReached) {
+  // Three node names and `v`: a DB holds at most 4 constants.
+  const std::string closed = "state has/1.\ntransport tok/1.\n"
+                             "has(X) if tok(X)@_.\nhas(X) if prev has(X).\ntok(v)@N if start@_, neighbor(N).\n";
+  Result tight = run(closed + "bounds { state 4. }\n");
+  EXPECT_EQ(tight.warnings(), 0u) << tight.all();
+  Result loose = run(closed + "bounds { state 5. }\n");
+  EXPECT_WARNING(loose, 6, 10, "state bound 5 is never reached: no input constant reaches a state predicate, so a "
+                               "node's DB holds at most the model's 4 fixed constants");
+  EXPECT_EQ(loose.warnings(), 1u) << loose.all();
+  // The same program, but `tok` carries input data on to `has`: any bound may be reached.
+  Result open = run("input d/1.\nstate has/1.\ntransport tok/1.\nhas(X) if tok(X)@_.\nhas(X) if prev has(X).\n"
+                    "tok(X)@N if d(X), start@_, neighbor(N).\nbounds { state 50. input 1. }\n");
+  EXPECT_EQ(open.warnings(), 0u) << open.all();
+  // No state predicate with arguments: state 0 is exact, state 1 never reached.
+  const std::string flags = "state seen/0.\ntransport tok/0.\nseen if tok@_.\nseen if prev seen.\n"
+                            "tok@N if start@_, neighbor(N).\n";
+  EXPECT_EQ(run(flags + "bounds { state 0. }\n").warnings(), 0u);
+  Result one = run(flags + "bounds { state 1. }\n");
+  EXPECT_WARNING(one, 6, 10, "state bound 1 is never reached: no state predicate has arguments");
+  // From the command line: no location, the option named.
+  Overrides ov = ring3();
+  ov.state_bound = 2;
+  EXPECT_TRUE(run(flags, ov).has("state bound 2 (--state-bound) is never reached", Diagnostic::Severity::Warning));
+  // Input bounds.
+  Result none = run(flags + "bounds { input 2. }\n");
+  EXPECT_WARNING(none, 6, 10, "input bound 2 has no effect: the program declares no input predicate");
+  const std::string pulses = "input go/0, halt/0.\nstate seen/0.\nseen if go.\nseen if halt.\nseen if prev seen.\n";
+  EXPECT_EQ(run(pulses + "bounds { input 2. }\n").warnings(), 0u);
+  Result three = run(pulses + "bounds { input 3. }\n");
+  EXPECT_WARNING(three, 6, 10, "input bound 3 is never reached: the input predicates all have arity 0, so an input "
+                               "DB holds at most 2 facts");
 }
 
 // ---- scale ----------------------------------------------------------------------------------
