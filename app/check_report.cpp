@@ -84,9 +84,8 @@ json rank_seconds_json(const engine::RankFigures& f) {
   return j;
 }
 
-}  // namespace
-
-std::string header_text(const CheckOutcome& o) {
+// The header's two lines: what is checked, and the exploration's figures.
+std::string header_lines(const CheckOutcome& o) {
   const auto& net = o.model.network;
   const auto& res = o.explored;
   return fmt::format("{}: network {} ({} nodes, {} arcs), fairness {}{}\n", o.opts.model.path, net.description(),
@@ -95,6 +94,25 @@ std::string header_text(const CheckOutcome& o) {
          fmt::format("states {}, transitions {}{}, {}, {:.2f} s\n", res.num_states(), res.num_transitions(),
                      o.symmetry_order > 1 ? fmt::format(" (orbits under a group of order {})", o.symmetry_order) : "",
                      res.complete ? "complete" : "INCOMPLETE (" + res.incomplete_reason + ")", res.seconds);
+}
+
+// The largest sizes met, beside the bounds that limit them (a complete run).
+std::string sizes_text(const CheckOutcome& o) {
+  const auto& z = o.explored.sizes;
+  const auto& b = o.model.bounds;
+  auto bound = [](const std::optional<uint32_t>& v, const char* kind) {
+    return v ? fmt::format("{} bound {}", kind, *v) : fmt::format("no {} bound", kind);
+  };
+  auto count = [](uint32_t n, const char* word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); };
+  return fmt::format("largest: {} and {} in a node's DB ({}), {} in a channel ({})\n", count(z.db_facts, "fact"),
+                     count(z.db_constants, "constant"), bound(b.state, "state"), count(z.channel_messages, "message"),
+                     bound(b.channel, "channel"));
+}
+
+}  // namespace
+
+std::string header_text(const CheckOutcome& o) {
+  return header_lines(o) + (o.explored.complete ? sizes_text(o) : "");
 }
 
 std::string bound_text(const CheckOutcome& o) {
@@ -170,6 +188,10 @@ json report_json(const CheckOutcome& o) {
   report["symmetry"] = o.symmetry_order > 1 ? json{{"order", o.symmetry_order}, {"generators", o.symmetry_generators}}
                                             : json(nullptr);
   report["stats"] = {{"seconds", res.seconds},
+                     {"largest",
+                      {{"db_facts", res.sizes.db_facts},
+                       {"db_constants", res.sizes.db_constants},
+                       {"channel_messages", res.sizes.channel_messages}}},
                      {"analysis_seconds", o.analysis_seconds},
                      {"peak_rss_bytes", peak_rss_bytes()},
                      {"ranks", f.ranks},

@@ -138,6 +138,7 @@ void Checkpointing::write_point(const engine::ExploreResult& res, const engine::
   p.transitions = res.num_transitions();
   p.pruned_states = res.pruned_states;
   p.canonical = res.canonical;
+  p.sizes = res.sizes;
   p.seconds = res.seconds;
   const bool written = write_checkpoint(p, decided, true);
   if (!processes_.root()) return;

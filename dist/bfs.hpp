@@ -193,6 +193,8 @@ class DistBfs {
   void checkpoint(StateId next);
   // The canonical-form figures over every rank (collective).
   hashing::CanonicalStats canonical_stats();
+  // Collective: the largest sizes over every rank's workers (and the checkpoint resumed).
+  hashing::StateSizes state_sizes();
 
   // One slice [first, end) of the BFS queue, in the phases of docs/dist.md.
   void run_slice(StateId first, StateId end);

@@ -27,6 +27,16 @@ hashing::CanonicalStats DistBfs::canonical_stats() {
   return all;
 }
 
+hashing::StateSizes DistBfs::state_sizes() {
+  hashing::StateSizes mine;
+  for (const auto& w : workers_) mine |= w->expander.sizes();
+  std::array<uint32_t, 3> most{mine.db_facts, mine.db_constants, mine.channel_messages};
+  link_.allreduce(most, MPI_UINT32_T, MPI_MAX);
+  hashing::StateSizes all{most[0], most[1], most[2]};
+  if (resumed_) all |= resumed_->sizes;  // (the same on every rank)
+  return all;
+}
+
 StateId DistBfs::resume() {
   std::array<uint64_t, 3> sums{local_.num_states(), local_.num_expanded(), local_.num_edges()};
   link_.allreduce(sums, MPI_UINT64_T, MPI_SUM);
@@ -56,6 +66,7 @@ void DistBfs::checkpoint(StateId next) {
   p.transitions = transitions_;
   p.pruned_states = res_.pruned_states;
   p.canonical = canonical_stats();
+  p.sizes = state_sizes();
   p.seconds = since(start_) + (resumed_ ? resumed_->seconds : 0);
   opts_.checkpoint(p);
 }
@@ -63,6 +74,7 @@ void DistBfs::checkpoint(StateId next) {
 void DistBfs::finish() {
   // (pruned_states is summed over the ranks slice by slice already)
   res_.canonical = canonical_stats();
+  res_.sizes = state_sizes();
   engine::RankFigures& figures = figures_;
   figures.ranks = static_cast<uint32_t>(ranks_);
   std::array<uint64_t, 1> sent{link_.exchange().stats().bytes_sent};
@@ -103,6 +115,7 @@ void DistBfs::finish() {
 
 void DistBfs::start_initial() {
   hashing::GlobalState init = system_.initial_state();
+  workers_[0]->expander.note_sizes(init);  // (on every rank: the maximum is the same)
   const hashing::SegmentedEncoding& enc = workers_[0]->expander.canonical_encoding(init);
   if (partition_.owner(enc) == partition_.me) {
     auto& tree = local_.store().tree();

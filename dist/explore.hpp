@@ -35,6 +35,7 @@ namespace ddsmc::dist {
 struct Resumed {
   uint64_t pruned_states = 0;
   hashing::CanonicalStats canonical;
+  hashing::StateSizes sizes;
   double seconds = 0;
 };
 

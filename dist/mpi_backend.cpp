@@ -21,6 +21,7 @@ const engine::ExploreResult& MpiBackend::explore(const engine::System& system, c
     const engine::CheckpointMeta& m = restored->meta;
     const Resumed at{m.pruned_states,
                      {m.canonical[0], m.canonical[1], m.canonical[2], m.canonical[3], m.canonical[4]},
+                     {m.sizes[0], m.sizes[1], m.sizes[2]},
                      m.seconds};
     shard_ = std::make_unique<Shard>(std::move(restored->graph), std::move(restored->gids));
     res_.emplace(dist::explore(system, opts, ranks_.comm(), shard_, &at, base_));

@@ -69,6 +69,7 @@ template <class Archive>
 void serialize(Archive& ar, ddsmc::engine::CheckpointMeta& m, const unsigned /*version*/) {
   ar & m.identity & m.ranks & m.generation & m.states & m.next & m.transitions & m.pruned_states;
   for (auto& c : m.canonical) ar & c;
+  for (auto& s : m.sizes) ar & s;
   ar & m.seconds & m.verdicts;
 }
 
@@ -191,6 +192,7 @@ CheckpointMeta checkpoint_meta(const ExplorePoint& p) {
   m.pruned_states = p.pruned_states;
   m.canonical = {p.canonical.calls, p.canonical.fast_path, p.canonical.refined, p.canonical.individualized,
                  p.canonical.nauty};
+  m.sizes = {p.sizes.db_facts, p.sizes.db_constants, p.sizes.channel_messages};
   m.seconds = p.seconds;
   return m;
 }

@@ -46,7 +46,7 @@ namespace ddsmc::engine {
 // checkpoint is refused for its format, not as "another check".
 // 4: a part holds the store's tree in bulk instead of every state's
 // encoding (issue 21); a format-3 checkpoint is refused for its format.
-inline constexpr uint32_t kCheckpointFormat = 4;
+inline constexpr uint32_t kCheckpointFormat = 5;
 
 struct CheckpointError : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -59,6 +59,7 @@ struct CheckpointMeta {
   uint64_t generation = 0;
   uint64_t states = 0, next = 0, transitions = 0, pruned_states = 0;
   std::array<uint64_t, 5> canonical{};  // hashing::CanonicalStats
+  std::array<uint32_t, 3> sizes{};      // hashing::StateSizes (format 5 on)
   double seconds = 0;                   // exploration time so far
   // A checkpoint of a whole graph whose analysis was stopped: the verdicts
   // decided before the stop, lassos included (global state ids), which a

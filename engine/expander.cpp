@@ -73,8 +73,17 @@ void Expander::load(uint32_t root) {
 }
 
 void Expander::generate(Generator::Sink sink) {
+  const auto& layout = system_.layout();
   try {
-    gen_->successors(current_, sink);
+    gen_->successors(current_, [&](const EdgeLabel& label, const hashing::GlobalState& succ, const StepInfo& info) {
+      if (!info.violation) {
+        if (info.changed_parts)
+          for (uint32_t p : *info.changed_parts) sizes_.note_part(succ, layout, p, size_scratch_);
+        else
+          sizes_.note(succ, layout, size_scratch_);
+      }
+      sink(label, succ, info);
+    });
   } catch (...) {
     std::fill(decoded_.begin(), decoded_.end(), hashing::TreeStore::kUnknown);
     throw;

@@ -89,6 +89,10 @@ class Expander {
   // until the next call).
   const hashing::SegmentedEncoding& canonical_encoding(const hashing::GlobalState& s);
   hashing::CanonicalStats stats() const;
+  // The largest sizes of the successors met, those over a bound left out
+  // (hashing::StateSizes; the caller notes the initial state).
+  const hashing::StateSizes& sizes() const { return sizes_; }
+  void note_sizes(const hashing::GlobalState& s) { sizes_.note(s, system_.layout(), size_scratch_); }
   // Successors dropped by on_bound == Prune: here, or by the generator
   // before it built them.
   uint64_t pruned() const { return pruned_ + skipped_before_ + gen_->skipped(); }
@@ -128,6 +132,8 @@ class Expander {
   uint64_t plain_ = 0, pruned_ = 0, repeated_ = 0;
   Cancellation* cancel_ = nullptr;
   uint64_t skipped_before_ = 0;  // by the generators renew_generator() dropped
+  hashing::StateSizes sizes_;
+  std::vector<hashing::Word> size_scratch_;
   // Encodes the parts of succ listed in `changed` (ascending, repeats
   // allowed) into part_bytes_, listed in parts_.
   void encode_changed(const hashing::GlobalState& succ, const std::vector<uint32_t>& changed);
@@ -159,7 +165,8 @@ class Expander {
   std::vector<uint32_t> differing_;  // intern_against_source()'s parts
   // gen_->successors(current_, sink), which edits current_ in place; if it
   // throws, current_ may be left edited, and every part is marked to be
-  // decoded again by the next load().
+  // decoded again by the next load(). Notes the sizes of every successor
+  // within the bounds (of the parts its step changed).
   void generate(Generator::Sink sink);
 };
 

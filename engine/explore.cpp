@@ -64,12 +64,17 @@ class Bfs {
     p.pruned_states = res_.pruned_states;
     p.canonical = res_.canonical;
     for (const auto& w : workers_) p.canonical += w->expander.stats();
+    p.sizes = res_.sizes;
+    for (const auto& w : workers_) p.sizes |= w->expander.sizes();
     p.seconds = res_.seconds + since(start_);
     opts_.checkpoint(p);
   }
 
   void finish_stats() {
-    for (const auto& w : workers_) res_.canonical += w->expander.stats();
+    for (const auto& w : workers_) {
+      res_.canonical += w->expander.stats();
+      res_.sizes |= w->expander.sizes();
+    }
   }
 
   void stop(std::string reason) {
@@ -95,6 +100,7 @@ class Bfs {
   void start_initial() {
     hashing::GlobalState init = system_.initial_state();
     const uint32_t root = intern_growing([&] { return workers_[0]->expander.intern(init); }, [&] { grow_store(); });
+    workers_[0]->expander.note_sizes(init);
     std::vector<uint64_t> labels(g_.label_words());
     g_.labels_of(init, system_, labels.data());
     g_.fill_state(g_.add_states(1), root, labels.data());

@@ -80,6 +80,7 @@ struct ExplorePoint {
   const std::vector<StateId>* gids = nullptr;  // local id -> global id (nullptr: the same)
   uint64_t states = 0, next = 0, transitions = 0, pruned_states = 0;
   hashing::CanonicalStats canonical;
+  hashing::StateSizes sizes;
   double seconds = 0;
 };
 
@@ -99,6 +100,9 @@ struct ExploreResult {
   StateId violating_parent = kNoState;       // its BFS parent, which has no edges recorded (kNoState for 0)
   uint64_t pruned_states = 0;                // successors cut by on_bound=prune (with repeats) from the expanded states
   hashing::CanonicalStats canonical;
+  // The largest DB and channel sizes of the states explored (over every
+  // rank; within the bounds): docs/reference.md §5.5.
+  hashing::StateSizes sizes;
   StateGraph::Memory memory;  // the graph's, as the exploration left it (before end_exploration)
   double seconds = 0;
   size_t threads = 1;              // workers used (per rank)

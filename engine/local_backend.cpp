@@ -19,6 +19,7 @@ const ExploreResult& LocalBackend::explore(const System& system, const ExploreOp
   res.graph = std::move(restored->graph);
   res.pruned_states = m.pruned_states;
   res.canonical = {m.canonical[0], m.canonical[1], m.canonical[2], m.canonical[3], m.canonical[4]};
+  res.sizes = {m.sizes[0], m.sizes[1], m.sizes[2]};
   res.seconds = m.seconds;
   explore_from(system, opts, res, static_cast<StateId>(m.next));
   return res;

@@ -286,6 +286,41 @@ void for_each_arg(const std::vector<Word>& words, const StateLayout& layout, uin
 }
 }  // namespace
 
+StateSizes& StateSizes::operator|=(const StateSizes& o) {
+  db_facts = std::max(db_facts, o.db_facts);
+  db_constants = std::max(db_constants, o.db_constants);
+  channel_messages = std::max(channel_messages, o.channel_messages);
+  return *this;
+}
+
+void StateSizes::note_part(const GlobalState& s, const StateLayout& layout, uint32_t p, std::vector<Word>& scratch) {
+  const std::vector<Word>& words = part_words(s, layout.num_nodes, p);
+  if (p >= layout.num_nodes) {  // [pred, args..., count] runs
+    uint64_t total = 0;
+    for (size_t i = 0; i < words.size(); i += layout.fact_words(words[i]) + 1) total += words[i + layout.fact_words(words[i])];
+    channel_messages = std::max(channel_messages, static_cast<uint32_t>(std::min<uint64_t>(total, UINT32_MAX)));
+    return;
+  }
+  uint32_t facts = 0;
+  size_t occurrences = 0;
+  for (size_t i = 0; i < words.size(); i += layout.fact_words(words[i])) {
+    ++facts;
+    occurrences += layout.arity[words[i]];
+  }
+  db_facts = std::max(db_facts, facts);
+  if (occurrences <= db_constants) return;  // it cannot hold more distinct ones
+  scratch.clear();
+  for (size_t i = 0; i < words.size(); i += layout.fact_words(words[i]))
+    scratch.insert(scratch.end(), words.begin() + static_cast<std::ptrdiff_t>(i + 1),
+                   words.begin() + static_cast<std::ptrdiff_t>(i + layout.fact_words(words[i])));
+  std::sort(scratch.begin(), scratch.end());
+  db_constants = std::max(db_constants, static_cast<uint32_t>(std::unique(scratch.begin(), scratch.end()) - scratch.begin()));
+}
+
+void StateSizes::note(const GlobalState& s, const StateLayout& layout, std::vector<Word>& scratch) {
+  for (uint32_t p = 0; p < layout.num_nodes + layout.num_arcs; ++p) note_part(s, layout, p, scratch);
+}
+
 void fresh_constants(const GlobalState& s, const StateLayout& layout, std::vector<Word>& out) {
   out.clear();
   auto add = [&](Word c) {

@@ -93,6 +93,23 @@ void normalize_channel(std::vector<Word>& channel, const StateLayout& layout);
 // before each fact) as separate vectors, sorted and without duplicates.
 std::vector<std::vector<Word>> sorted_runs(const std::vector<Word>& words, size_t lead, const StateLayout& layout);
 
+// The largest sizes met over a set of states, for comparing a run with its
+// declared bounds (docs/reference.md §5.5): facts in one node's DB, distinct
+// constants in one node's DB (what the state bound limits), and messages in
+// one channel, counted with repetition (what the channel bound limits).
+// Merging is a maximum, so the figures do not depend on the order states
+// are met in, nor on how many times.
+struct StateSizes {
+  uint32_t db_facts = 0, db_constants = 0, channel_messages = 0;
+  StateSizes& operator|=(const StateSizes& o);
+  friend bool operator==(const StateSizes&, const StateSizes&) = default;
+  // Part p of s (a node's DB below num_nodes, else a channel). `scratch`
+  // is reused; the distinct constants are counted only when the DB has more
+  // constant occurrences than the largest count so far.
+  void note_part(const GlobalState& s, const StateLayout& layout, uint32_t p, std::vector<Word>& scratch);
+  void note(const GlobalState& s, const StateLayout& layout, std::vector<Word>& scratch);
+};
+
 // The distinct fresh constants of a state, ascending.
 std::vector<Word> fresh_constants(const GlobalState& s, const StateLayout& layout);
 // The same into `out`, reusing its buffer.

@@ -73,6 +73,7 @@ TEST(CheckpointRoundTrip, ResumedExplorationsEqualUninterruptedOnes) {
     ASSERT_EQ(gids.size(), resumed.graph.num_states()) << c.what;
     for (size_t i = 0; i < gids.size(); ++i) ASSERT_EQ(gids[i], i) << c.what;
     resumed.pruned_states = meta.pruned_states;
+    resumed.sizes = {meta.sizes[0], meta.sizes[1], meta.sizes[2]};
     engine::explore_from(system, c.eo, resumed, static_cast<engine::StateId>(meta.next));
     std::filesystem::remove_all(dir);
     EXPECT_EQ(test::result_difference(one, resumed), "") << "resumed at " << meta.next << "; " << c.what;
@@ -114,6 +115,7 @@ TEST(CheckpointRoundTrip, RestoreGrowsATinyStore) {
     arena.execute([&] { engine::read_checkpoint_part(dir, 0, meta, system, resumed.graph, gids); });
     ASSERT_EQ(gids.size(), meta.states);
     resumed.pruned_states = meta.pruned_states;
+    resumed.sizes = {meta.sizes[0], meta.sizes[1], meta.sizes[2]};
     eo.threads = static_cast<size_t>(threads);
     engine::explore_from(system, eo, resumed, static_cast<engine::StateId>(meta.next));
     EXPECT_EQ(test::result_difference(one, resumed), "") << threads << " threads";

@@ -47,7 +47,9 @@ inline std::string graph_difference(const engine::StateGraph& a, const engine::S
   return "";
 }
 
-// The figures of two results: completeness, reason, violation, pruned count.
+// The figures of two results: completeness, reason, violation, pruned
+// count, and for complete ones the largest sizes (an incomplete run's
+// depend on how far its last slice got).
 inline std::string outcome_difference(const engine::ExploreResult& a, const engine::ExploreResult& b) {
   if (a.complete != b.complete || a.incomplete_reason != b.incomplete_reason)
     return "outcome '" + a.incomplete_reason + "' vs '" + b.incomplete_reason + "'";
@@ -58,6 +60,7 @@ inline std::string outcome_difference(const engine::ExploreResult& a, const engi
                        a.violation->value != b.violation->value)))
     return "different violation";
   if (a.pruned_states != b.pruned_states) return "different pruned count";
+  if (a.complete && !(a.sizes == b.sizes)) return "different largest sizes";
   return "";
 }
 

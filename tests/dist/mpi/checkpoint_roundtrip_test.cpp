@@ -103,7 +103,7 @@ Tally roundtrip_random_programs(uint64_t seed, int programs, engine::StateId wri
     std::vector<engine::StateId> gids;
     engine::read_checkpoint_part(dir, static_cast<uint32_t>(rank), meta, system, graph, gids);
     auto shard = std::make_unique<dist::Shard>(std::move(graph), std::move(gids));
-    const dist::Resumed at{meta.pruned_states, {}, meta.seconds};
+    const dist::Resumed at{meta.pruned_states, {}, {meta.sizes[0], meta.sizes[1], meta.sizes[2]}, meta.seconds};
     engine::ExploreResult many = dist::explore(system, eo, comm, shard, &at, read_base);
     MPI_Barrier(comm);
     if (rank == 0) std::filesystem::remove_all(dir);
